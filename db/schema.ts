@@ -1,0 +1,168 @@
+import { sql } from "drizzle-orm";
+import {
+  bigserial,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+/** Statuses of a run (SPEC §6). Kept as text with a CHECK so both drivers agree. */
+export const RUN_STATUSES = ["RUNNING", "WAITING_FOR_APPROVAL", "COMPLETED", "FAILED", "CANCELLED"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+
+export const runs = pgTable(
+  "runs",
+  {
+    id: uuid("id").primaryKey(),
+    name: text("name").notNull(),
+    status: text("status").$type<RunStatus>().notNull(),
+    /** The scenario as submitted, after validation. */
+    scenario: jsonb("scenario").notNull(),
+    limits: jsonb("limits").notNull(),
+    modelCalls: integer("model_calls").notNull().default(0),
+    /** Last allocated event sequence number; events take `last_seq + 1` in the same transaction. */
+    lastSeq: integer("last_seq").notNull().default(0),
+    /** Who holds the run while it is RUNNING, and until when (SPEC §5–§6). */
+    claimToken: text("claim_token"),
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
+    /** Versioned suspended state (carries its own `schemaVersion`); decoded with zod. */
+    state: jsonb("state"),
+    waitingSince: timestamp("waiting_since", { withTimezone: true }),
+    error: jsonb("error").$type<{ code: string; message: string } | null>(),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (table) => [
+    check(
+      "runs_status_check",
+      sql`${table.status} in ('RUNNING', 'WAITING_FOR_APPROVAL', 'COMPLETED', 'FAILED', 'CANCELLED')`,
+    ),
+    // The inbox lists waiting runs newest first; recovery scans expired leases.
+    index("runs_status_waiting_since_idx").on(table.status, table.waitingSince),
+    index("runs_lease_expires_at_idx").on(table.leaseExpiresAt),
+    index("runs_created_at_idx").on(table.createdAt),
+  ],
+);
+
+export const steps = pgTable(
+  "steps",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    index: integer("index").notNull(),
+    /** Assistant text of the completion, if any. */
+    text: text("text"),
+    plan: jsonb("plan").notNull(),
+    metrics: jsonb("metrics").notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.index] })],
+);
+
+export const toolCalls = pgTable(
+  "tool_calls",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    stepIndex: integer("step_index").notNull(),
+    batchIndex: integer("batch_index").notNull(),
+    callId: text("call_id").notNull(),
+    name: text("name").notNull(),
+    /** The arguments exactly as the model emitted them. */
+    rawArguments: text("raw_arguments").notNull(),
+    status: text("status").notNull(),
+    result: jsonb("result"),
+    error: jsonb("error").$type<{ code: string; message: string } | null>(),
+    startSeq: integer("start_seq"),
+    settleSeq: integer("settle_seq"),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.stepIndex, table.batchIndex] })],
+);
+
+/** Append-only audit of every human decision (SPEC §5). */
+export const approvals = pgTable(
+  "approvals",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    turnDigest: text("turn_digest").notNull(),
+    approve: boolean("approve").notNull(),
+    actor: text("actor").notNull(),
+    reason: text("reason"),
+    decidedAt: timestamp("decided_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("approvals_run_id_idx").on(table.runId, table.id)],
+);
+
+/** Append-only event log with a gap-free per-run sequence (SPEC §6). */
+export const runEvents = pgTable(
+  "run_events",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    type: text("type").notNull(),
+    payload: jsonb("payload").notNull(),
+    createdAt: createdAt(),
+  },
+  // The primary key is also the replay index: `WHERE run_id = $1 AND seq > $2 ORDER BY seq`.
+  (table) => [primaryKey({ columns: [table.runId, table.seq] })],
+);
+
+/** Each run's virtual workspace: file tools never touch the host file system. */
+export const workspaceFiles = pgTable(
+  "workspace_files",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    path: text("path").notNull(),
+    content: text("content").notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.path] })],
+);
+
+/** Key-value memory of the `memory_get` / `memory_set` tools, per run. */
+export const memoryEntries = pgTable(
+  "memory_entries",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    value: jsonb("value"),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.key] })],
+);
+
+/** Tasks created by `task_create`, per run. */
+export const tasks = pgTable(
+  "tasks",
+  {
+    id: uuid("id").primaryKey(),
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index("tasks_run_id_idx").on(table.runId, table.createdAt)],
+);

@@ -1,0 +1,60 @@
+import { existsSync } from "node:fs";
+import { defineConfig, devices } from "@playwright/test";
+
+// Debian's Chromium where it is installed (these machines cannot download
+// Playwright's own build); elsewhere Playwright's bundled Chromium.
+const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+const port = Number(process.env.E2E_PORT ?? 3100);
+const baseURL = `http://127.0.0.1:${port}`;
+
+// The e2e server uses the Postgres server when DATABASE_URL is set, otherwise a
+// throwaway in-memory PGlite, so a test run never touches the developer's data.
+const serverEnv = {
+  NEXT_TELEMETRY_DISABLED: "1",
+  PGLITE_DATA_DIR: process.env.DATABASE_URL ? "" : "memory://",
+  PLAYGROUND_FAULTS: "1",
+};
+const build = process.env.E2E_SKIP_BUILD ? "" : "node_modules/.bin/next build && ";
+
+export default defineConfig({
+  testDir: "./e2e",
+  outputDir: "./test-results",
+  fullyParallel: false,
+  workers: 1,
+  retries: process.env.CI ? 1 : 0,
+  // CI names a JSON file (PLAYWRIGHT_JSON_OUTPUT_FILE) whose counts .ci/run adds up.
+  reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_FILE ? [["list"], ["json"]] : "list",
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        launchOptions: {
+          executablePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
+          args: [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+          ],
+        },
+      },
+    },
+  ],
+  webServer: {
+    command: `${build}node_modules/.bin/next start -p ${port}`,
+    url: `${baseURL}/api/health`,
+    env: serverEnv,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    stdout: "ignore",
+    stderr: "pipe",
+  },
+});
