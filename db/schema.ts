@@ -34,6 +34,8 @@ export const runs = pgTable(
     /** Who holds the run while it is RUNNING, and until when (SPEC §5–§6). */
     claimToken: text("claim_token"),
     leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
+    /** A cancellation asked of a RUNNING run, taken by its worker at the next segment boundary. */
+    cancelRequested: text("cancel_requested").$type<"turn" | "run" | null>(),
     /** Versioned suspended state (carries its own `schemaVersion`); decoded with zod. */
     state: jsonb("state"),
     waitingSince: timestamp("waiting_since", { withTimezone: true }),

@@ -1,0 +1,28 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../client";
+import { runEvents, runs } from "../schema";
+
+/** A transaction handle of either driver (same type as `Db` for queries). */
+export type Transaction = Parameters<Parameters<Db["transaction"]>[0]>[0];
+export type Executor = Db | Transaction;
+
+/** The NOTIFY channel that announces committed events as `<runId>:<seq>`. */
+export const RUN_EVENTS_CHANNEL = "run_events";
+
+/**
+ * Appends an event inside the caller's transaction. The seq comes from an
+ * increment of `runs.last_seq` in the same transaction: the row lock
+ * serialises appends per run and a rollback takes its number back, so seqs are
+ * gap-free. The NOTIFY is delivered only when the transaction commits.
+ */
+export async function appendEvent(tx: Executor, runId: string, type: string, payload: unknown): Promise<number> {
+  const [row] = await tx
+    .update(runs)
+    .set({ lastSeq: sql`${runs.lastSeq} + 1`, updatedAt: new Date() })
+    .where(eq(runs.id, runId))
+    .returning({ seq: runs.lastSeq });
+  if (!row) throw new Error(`cannot append ${type}: no run ${runId}`);
+  await tx.insert(runEvents).values({ runId, seq: row.seq, type, payload: payload ?? {} });
+  await tx.execute(sql`select pg_notify(${RUN_EVENTS_CHANNEL}, ${`${runId}:${row.seq}`})`);
+  return row.seq;
+}

@@ -1,0 +1,14 @@
+import type { RunEnvironment } from "../run/run-environment";
+import type { RunRecord, RunStore } from "../run/run-store";
+
+/** What the coordinator needs from its host. */
+export interface CoordinatorDependencies {
+  store: RunStore;
+  /** The environment a worker holding `claimToken` drives `run` with (model, tools, limits, …). */
+  createEnvironment(run: RunRecord, claimToken: string): RunEnvironment;
+  /** A fresh, unguessable claim token. */
+  createClaimToken(): string;
+  /** How long a claim holds before another instance may recover the run. */
+  leaseMs: number;
+  log?(message: string, detail?: Record<string, unknown>): void;
+}

@@ -1,0 +1,66 @@
+import { RuntimeError } from "../errors";
+import type { PendingTurn } from "../run/run-types";
+
+/**
+ * A decision or cancellation that did not take effect. `pending` is the run's
+ * current pending turn when it is (still) waiting, so a client can re-render
+ * and decide again (SPEC §5).
+ */
+export class DecisionRefusedError extends RuntimeError {
+  readonly runId: string;
+  readonly pending: PendingTurn | null;
+  constructor(code: string, runId: string, message: string, pending: PendingTurn | null) {
+    super(code, message);
+    this.runId = runId;
+    this.pending = pending;
+  }
+}
+
+/** The decision named a turn other than the pending one, or none (gate 1). */
+export class StaleApprovalTurnError extends DecisionRefusedError {
+  declare readonly code: "stale_turn";
+  readonly expected: string;
+  readonly received: string | null;
+  constructor(runId: string, pending: PendingTurn, received: string | null) {
+    super(
+      "stale_turn",
+      runId,
+      received
+        ? `The turn you decided on (${received.slice(0, 12)}…) is no longer the pending turn of run ${runId}.`
+        : `A decision must name the pending turn's turnDigest; none was given for run ${runId}.`,
+      pending,
+    );
+    this.expected = pending.turnDigest;
+    this.received = received;
+  }
+}
+
+/** The run is not waiting for a decision (claim lost, already decided, finished). */
+export class NotWaitingError extends DecisionRefusedError {
+  declare readonly code: "not_waiting";
+  readonly status: string;
+  constructor(runId: string, status: string, pending: PendingTurn | null = null) {
+    super("not_waiting", runId, `Run ${runId} is not waiting for a decision (it is ${status}).`, pending);
+    this.status = status;
+  }
+}
+
+/** An approval whose audit record could not be stored, on a turn that declares a write (gate 2). */
+export class NotAuditableError extends DecisionRefusedError {
+  declare readonly code: "not_auditable";
+  constructor(runId: string, pending: PendingTurn) {
+    super(
+      "not_auditable",
+      runId,
+      `The approval could not be recorded in the audit log, and the turn declares a write, so nothing was executed. Run ${runId} is waiting again; retry.`,
+      pending,
+    );
+  }
+}
+
+export class RunNotFoundError extends DecisionRefusedError {
+  declare readonly code: "not_found";
+  constructor(runId: string) {
+    super("not_found", runId, `No run ${runId}.`, null);
+  }
+}

@@ -1,0 +1,43 @@
+import { RuntimeError } from "../errors";
+import type { Model, ModelCompletion } from "./model";
+
+/** A scripted turn: the calls' `arguments` are raw text or an object (serialised as JSON). */
+export interface ScriptedTurn {
+  text?: string;
+  calls: Array<{ id?: string; name: string; arguments: string | Record<string, unknown> }>;
+}
+
+/** The script has no turn left for the completion the run asked for. */
+export class ScriptExhaustedError extends RuntimeError {
+  declare readonly code: "script_exhausted";
+  readonly turnCount: number;
+  constructor(turnCount: number) {
+    super(
+      "script_exhausted",
+      `The scripted model has ${turnCount} turn${turnCount === 1 ? "" : "s"} and all were used; the run asked for another completion.`,
+    );
+    this.turnCount = turnCount;
+  }
+}
+
+/**
+ * A model that answers completion N with turn N of a script (SPEC §8), repairs
+ * included. Stateless: the position is the run's persisted completion count,
+ * so a run resumed in another process continues the script where it was.
+ */
+export function createScriptedModel(turns: readonly ScriptedTurn[]): Model {
+  return {
+    async complete({ completionIndex }): Promise<ModelCompletion> {
+      const turn = turns[completionIndex];
+      if (!turn) throw new ScriptExhaustedError(turns.length);
+      return {
+        text: turn.text ?? null,
+        calls: turn.calls.map((call) => ({
+          ...(call.id === undefined ? {} : { id: call.id }),
+          name: call.name,
+          arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+        })),
+      };
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { computeTurnDigest } from "../turn-digest";
+import { executeCall } from "./execute-call";
+import type { RunEnvironment } from "./run-environment";
+import {
+  type CallOutcome,
+  type PendingTurn,
+  type RunError,
+  type StepProgress,
+  SUSPENDED_STATE_VERSION,
+} from "./run-types";
+
+export type StepResult =
+  | { kind: "suspended" }
+  | { kind: "settled"; progress: StepProgress; cancelled: "turn" | "run" | null };
+
+/**
+ * Runs a step's segments from `progress.nextSegment`: each wave's calls
+ * together (the plan already keeps waves within the cap and stateful calls
+ * alone), every wave settling before the next starts. At a barrier the run
+ * suspends durably (SPEC §4). A cancellation seen between segments
+ * invalidates every call not yet run.
+ */
+export async function executeStep(environment: RunEnvironment, progress: StepProgress): Promise<StepResult> {
+  const { store, runId } = environment;
+  const signal = environment.stepSignal();
+  let current = progress;
+  const segments = current.plan.segments;
+  for (let index = current.nextSegment; index < segments.length; index += 1) {
+    const cancelled = await store.takeCancelRequest(runId);
+    if (cancelled) {
+      const reason = cancelled === "run" ? CANCELLED_RUN : CANCELLED_TURN;
+      return {
+        kind: "settled",
+        progress: await invalidateRemaining(environment, current, reason),
+        cancelled,
+      };
+    }
+    const segment = segments[index];
+    if (!segment) break;
+    if (segment.kind === "barrier") {
+      await suspendAtBarrier(environment, { ...current, nextSegment: index });
+      return { kind: "suspended" };
+    }
+    await store.appendEvent(runId, "wave_started", {
+      stepIndex: current.stepIndex,
+      batchIndexes: segment.batchIndexes,
+    });
+    const settled = await Promise.all(
+      segment.batchIndexes.map(async (batchIndex) => {
+        const call = current.calls[batchIndex];
+        if (!call) throw new Error(`plan names batchIndex ${batchIndex}, which the step does not have`);
+        return [batchIndex, await executeCall(environment, current.stepIndex, call, signal)] as const;
+      }),
+    );
+    current = {
+      ...current,
+      nextSegment: index + 1,
+      completedWaves: current.completedWaves + 1,
+      outcomes: { ...current.outcomes, ...Object.fromEntries(settled) },
+    };
+  }
+  return { kind: "settled", progress: { ...current, nextSegment: segments.length }, cancelled: null };
+}
+
+export const CANCELLED_TURN: RunError = {
+  code: "turn_cancelled",
+  message: "the operator cancelled this turn",
+};
+export const CANCELLED_RUN: RunError = { code: "run_cancelled", message: "the operator cancelled the run" };
+
+/**
+ * Settles every call of the step that has not run: `invalidated` with the
+ * reason (SPEC §4), except `firstOutcome`, which replaces the invalidation of
+ * the first of them (a denied barrier is `denied`, not `invalidated`).
+ */
+export async function invalidateRemaining(
+  environment: RunEnvironment,
+  progress: StepProgress,
+  reason: RunError,
+  firstOutcome?: CallOutcome,
+): Promise<StepProgress> {
+  const unexecuted = unexecutedCalls(progress);
+  if (unexecuted.length === 0) return { ...progress, nextSegment: progress.plan.segments.length };
+  const settled = unexecuted.map((batchIndex, position) => ({
+    batchIndex,
+    outcome:
+      position === 0 && firstOutcome
+        ? firstOutcome
+        : {
+            status: "invalidated" as const,
+            result: null,
+            error: { code: "invalidated", message: `Not executed: ${reason.message} (${reason.code}).` },
+          },
+  }));
+  await environment.store.invalidateCalls(environment.runId, progress.stepIndex, settled, reason.code);
+  return {
+    ...progress,
+    nextSegment: progress.plan.segments.length,
+    outcomes: {
+      ...progress.outcomes,
+      ...Object.fromEntries(settled.map((entry) => [entry.batchIndex, entry.outcome])),
+    },
+  };
+}
+
+/** batchIndexes of the step's segments from `nextSegment` on, in execution order. */
+export function unexecutedCalls(progress: StepProgress): number[] {
+  return progress.plan.segments
+    .slice(progress.nextSegment)
+    .flatMap((segment) => (segment.kind === "wave" ? segment.batchIndexes : [segment.batchIndex]))
+    .filter((batchIndex) => !(String(batchIndex) in progress.outcomes));
+}
+
+/** The pending turn at the barrier `progress.nextSegment`: the barrier, then every retained call. */
+export async function buildPendingTurn(progress: StepProgress): Promise<PendingTurn> {
+  const calls = unexecutedCalls(progress).map((batchIndex) => {
+    const call = progress.calls[batchIndex];
+    if (!call) throw new Error(`pending batchIndex ${batchIndex} is not a call of the step`);
+    return { id: call.id, name: call.name, arguments: call.rawArguments, batchIndex };
+  });
+  return { turnDigest: await computeTurnDigest(calls), calls };
+}
+
+async function suspendAtBarrier(environment: RunEnvironment, progress: StepProgress): Promise<void> {
+  const pending = await buildPendingTurn(progress);
+  await environment.store.suspendRun(environment.runId, environment.claimToken, {
+    ...progress,
+    schemaVersion: SUSPENDED_STATE_VERSION,
+    pending,
+  });
+}

@@ -1,0 +1,21 @@
+import type { Model } from "../model/model";
+import type { ToolRegistry } from "../tools/tool-registry";
+import type { ToolContext } from "../tools/workspace";
+import type { Limits } from "../types";
+import type { RunStore } from "./run-store";
+
+/** Everything a worker needs to drive one run it has claimed. */
+export interface RunEnvironment {
+  runId: string;
+  claimToken: string;
+  store: RunStore;
+  model: Model;
+  registry: ToolRegistry;
+  limits: Limits;
+  /** The abort signal of the step about to run; aborted when its turn or run is cancelled. */
+  stepSignal(): AbortSignal;
+  /** The tools' view of the run's workspace, memory and tasks. */
+  createToolContext(signal: AbortSignal): ToolContext;
+  /** Where the runtime reports what it handled but callers may want to know (defaults to nothing). */
+  log?(message: string, detail?: Record<string, unknown>): void;
+}

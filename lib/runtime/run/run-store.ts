@@ -1,0 +1,85 @@
+import type { PreflightedCall } from "../preflight";
+import type { Limits, Plan } from "../types";
+import type { CallOutcome, CallStatus, RunError, RunStatus, StepMetrics, SuspendedState } from "./run-types";
+
+/** A run as the runtime needs it. `state` is raw: decode it with `decodeSuspendedState`. */
+export interface RunRecord {
+  id: string;
+  status: RunStatus;
+  /** The scenario the run was started from, opaque to the runtime (its host builds model and tools). */
+  scenario: unknown;
+  limits: Limits;
+  modelCalls: number;
+  state: unknown;
+  claimToken: string | null;
+  cancelRequested: "turn" | "run" | null;
+}
+
+export interface NewStep {
+  index: number;
+  text: string | null;
+  plan: Plan;
+  metrics: StepMetrics;
+  calls: Array<{ call: PreflightedCall; status: CallStatus; error: RunError | null }>;
+}
+
+/** One decision for the append-only audit (SPEC §5). */
+export interface ApprovalRecord {
+  runId: string;
+  turnDigest: string;
+  approve: boolean;
+  actor: string;
+  reason: string | null;
+}
+
+/**
+ * The persistence port of the run loop and the coordinator. Every method that
+ * changes what a client may see commits the change and its event in one
+ * transaction, and only then returns (SPEC §6: durable before announced).
+ * Event sequence numbers are per run, gap-free, and also stamp call starts and
+ * settles (`startSeq`, `settleSeq`).
+ *
+ * Methods taking a `claimToken` change the run only while that token still
+ * holds the claim, and throw `LostClaimError` otherwise.
+ */
+export interface RunStore {
+  getRun(runId: string): Promise<RunRecord | null>;
+  /** Appends an event; returns its seq. */
+  appendEvent(runId: string, type: string, payload: unknown): Promise<number>;
+  /** Stores a planned step and its calls, sets the run's completion count, emits `step_planned`. */
+  recordStep(runId: string, step: NewStep, modelCalls: number): Promise<void>;
+  /** Marks a call running and emits `call_started`; returns its seq (the call's `startSeq`). */
+  startCall(runId: string, stepIndex: number, batchIndex: number): Promise<number>;
+  /** Stores a call's outcome and emits `call_settled`; returns its seq (the call's `settleSeq`). */
+  settleCall(runId: string, stepIndex: number, batchIndex: number, outcome: CallOutcome): Promise<number>;
+  /** Settles never-started calls as `invalidated`/`denied` without seqs; emits one `calls_invalidated`. */
+  invalidateCalls(
+    runId: string,
+    stepIndex: number,
+    outcomes: Array<{ batchIndex: number; outcome: CallOutcome }>,
+    reason: string,
+  ): Promise<void>;
+  /** Stores the step's final metrics and emits `step_finished`. */
+  finishStep(runId: string, stepIndex: number, metrics: StepMetrics): Promise<void>;
+  /** RUNNING → WAITING_FOR_APPROVAL with the state; claim cleared; emits `awaiting_approval`. */
+  suspendRun(runId: string, claimToken: string, state: SuspendedState): Promise<void>;
+  /** RUNNING → a final status; claim cleared; state kept; emits `run_finished`. */
+  finishRun(
+    runId: string,
+    claimToken: string,
+    status: "COMPLETED" | "FAILED" | "CANCELLED",
+    error: RunError | null,
+  ): Promise<void>;
+  /** Settles the run FAILED whoever holds it (for states no worker can continue). Never throws. */
+  forceFail(runId: string, error: RunError): Promise<boolean>;
+  /** Reads and clears a cancellation requested while the run is RUNNING. */
+  takeCancelRequest(runId: string): Promise<"turn" | "run" | null>;
+  /** Asks a RUNNING run to cancel; false when the run is not RUNNING. */
+  requestCancel(runId: string, scope: "turn" | "run"): Promise<boolean>;
+  /** Atomic WAITING_FOR_APPROVAL → RUNNING with a claim and lease; null when lost. */
+  claimWaitingRun(runId: string, claimToken: string, leaseMs: number): Promise<RunRecord | null>;
+  /** RUNNING → WAITING_FOR_APPROVAL, claim cleared, `state` written back; false if it failed. */
+  releaseRun(runId: string, claimToken: string, state: unknown): Promise<boolean>;
+  /** Appends to the approvals audit; false (never a throw) when it could not be stored. */
+  recordApproval(record: ApprovalRecord): Promise<boolean>;
+}

@@ -1,0 +1,74 @@
+import type { z } from "zod";
+import { RuntimeError } from "../errors";
+import { type Scenario, scenarioSchema } from "./scenario-schema";
+
+/** One problem with a scenario, located by its JSON path (`model.turns[0].calls[1].name`). */
+export interface ScenarioIssue {
+  path: string;
+  message: string;
+}
+
+/** A scenario that cannot run; `issues` names every problem found, each by path. */
+export class InvalidScenarioError extends RuntimeError {
+  readonly issues: ScenarioIssue[];
+  constructor(issues: ScenarioIssue[]) {
+    super(
+      "invalid_scenario",
+      `Invalid scenario: ${issues.map((issue) => `${issue.path || "(root)"}: ${issue.message}`).join("; ")}`,
+    );
+    this.issues = issues;
+  }
+}
+
+/** Formats a zod path as JSON-path-like text: `tools[0].parameters`. */
+export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
+  return path
+    .map((segment, index) =>
+      typeof segment === "number" ? `[${segment}]` : `${index === 0 ? "" : "."}${String(segment)}`,
+    )
+    .join("");
+}
+
+function toIssues(error: z.ZodError): ScenarioIssue[] {
+  return error.issues.map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message }));
+}
+
+/**
+ * Validates a scenario (already parsed from JSON) against the SPEC §8 format.
+ * Returns the scenario with defaults filled in, or every issue found; never throws.
+ */
+export function validateScenario(
+  input: unknown,
+): { ok: true; scenario: Scenario } | { ok: false; issues: ScenarioIssue[] } {
+  const parsed = scenarioSchema.safeParse(input);
+  if (!parsed.success) return { ok: false, issues: toIssues(parsed.error) };
+  const duplicates = findDuplicateToolNames(parsed.data);
+  if (duplicates.length > 0) return { ok: false, issues: duplicates };
+  return { ok: true, scenario: parsed.data };
+}
+
+/** Like {@link validateScenario}, from JSON text; throws {@link InvalidScenarioError}. */
+export function parseScenarioJson(text: string): Scenario {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidScenarioError([
+      { path: "", message: `not valid JSON (${error instanceof Error ? error.message : String(error)})` },
+    ]);
+  }
+  const result = validateScenario(value);
+  if (!result.ok) throw new InvalidScenarioError(result.issues);
+  return result.scenario;
+}
+
+function findDuplicateToolNames(scenario: Scenario): ScenarioIssue[] {
+  const seen = new Set<string>();
+  const issues: ScenarioIssue[] = [];
+  scenario.tools.forEach((tool, index) => {
+    if (seen.has(tool.name))
+      issues.push({ path: `tools[${index}].name`, message: `duplicate tool name "${tool.name}"` });
+    seen.add(tool.name);
+  });
+  return issues;
+}

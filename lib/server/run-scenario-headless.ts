@@ -1,0 +1,33 @@
+import "server-only";
+import type { RunStatus } from "@/lib/runtime/run/run-types";
+import { decodeSuspendedState } from "@/lib/runtime/run/suspended-state";
+import type { Scenario } from "@/lib/runtime/scenario/scenario-schema";
+import type { RunReport } from "./build-run-report";
+import type { RunService } from "./run-service";
+
+/**
+ * Runs a scenario to the end without a human: each time the run waits, the
+ * next of the scenario's `decisions` is applied through the coordinator, for
+ * the pending turn as it stands (SPEC §8). When they run out the run stays
+ * WAITING_FOR_APPROVAL and the report shows the pending turn and its digest.
+ */
+export async function runScenarioHeadless(service: RunService, scenario: Scenario): Promise<RunReport> {
+  const { runId, settled } = await service.startRun(scenario);
+  let status: RunStatus = await settled;
+  for (const decision of scenario.decisions) {
+    if (status !== "WAITING_FOR_APPROVAL") break;
+    const run = await service.store.getRun(runId);
+    if (!run) break;
+    const { pending } = decodeSuspendedState(runId, run.state);
+    const result = await service.decide(runId, {
+      approve: decision.approve,
+      turnDigest: pending.turnDigest,
+      actor: decision.actor ?? "scenario",
+      reason: decision.reason ?? null,
+    });
+    status = result.status;
+  }
+  const report = await service.getReport(runId);
+  if (!report) throw new Error(`run ${runId} has no report`);
+  return report;
+}

@@ -1,0 +1,139 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { DatabaseHandle } from "@/db/client";
+import { appendEvent } from "@/db/repositories/append-event";
+import { createRunRepository, type StoreFaults } from "@/db/repositories/run-repository";
+import { createRunToolContext } from "@/db/repositories/run-tool-context";
+import { getRunDetail } from "@/db/repositories/run-queries";
+import { runs, workspaceFiles } from "@/db/schema";
+import { cancelRun } from "@/lib/runtime/coordinator/cancel-run";
+import type { CoordinatorDependencies } from "@/lib/runtime/coordinator/coordinator-dependencies";
+import { type Decision, type DecisionResult, decide } from "@/lib/runtime/coordinator/decide";
+import type { TranscriptEntry } from "@/lib/runtime/model/model";
+import { runSteps } from "@/lib/runtime/run/run-loop";
+import type { RunEnvironment } from "@/lib/runtime/run/run-environment";
+import type { RunRecord } from "@/lib/runtime/run/run-store";
+import type { RunStatus } from "@/lib/runtime/run/run-types";
+import type { Scenario } from "@/lib/runtime/scenario/scenario-schema";
+import { createToolRegistry } from "@/lib/runtime/tools/tool-registry";
+import { normalizeWorkspacePath } from "@/lib/runtime/tools/workspace";
+import { DEFAULT_LIMITS, type Limits } from "@/lib/runtime/types";
+import { InvalidScenarioError } from "@/lib/runtime/scenario/parse-scenario";
+import { buildRunReport, type RunReport } from "./build-run-report";
+import { createModelForScenario } from "./create-model-for-scenario";
+
+/** How long a worker's claim on a run holds before another instance may recover it. */
+const LEASE_MS = 5 * 60_000;
+
+export interface RunServiceOptions {
+  faults?: StoreFaults;
+  log?(message: string, detail?: Record<string, unknown>): void;
+}
+
+export interface StartedRun {
+  runId: string;
+  /** Settles when this worker stops driving the run (it waits, or it ended). */
+  settled: Promise<RunStatus>;
+}
+
+/**
+ * The server's runs: starts them, drives them, applies decisions and
+ * cancellations through the one coordinator, and reports them. Every surface
+ * (HTTP API, server actions, CLI) goes through one of these.
+ */
+export function createRunService(handle: DatabaseHandle, options: RunServiceOptions = {}) {
+  const { db } = handle;
+  const store = createRunRepository(db, options.faults);
+  const stepControllers = new Map<string, AbortController>();
+
+  function stepSignal(runId: string): AbortSignal {
+    let controller = stepControllers.get(runId);
+    if (!controller || controller.signal.aborted) {
+      controller = new AbortController();
+      stepControllers.set(runId, controller);
+    }
+    return controller.signal;
+  }
+
+  function createEnvironment(run: RunRecord, claimToken: string): RunEnvironment {
+    const scenario = run.scenario as Scenario;
+    return {
+      runId: run.id,
+      claimToken,
+      store,
+      model: createModelForScenario(scenario),
+      registry: createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals }),
+      limits: run.limits,
+      stepSignal: () => stepSignal(run.id),
+      createToolContext: (signal) => createRunToolContext(db, run.id, signal),
+      log: options.log,
+    };
+  }
+
+  const coordinator: CoordinatorDependencies & { abortInProcess(runId: string): void } = {
+    store,
+    createEnvironment,
+    createClaimToken: () => randomUUID(),
+    leaseMs: LEASE_MS,
+    log: options.log,
+    abortInProcess: (runId) => stepControllers.get(runId)?.abort(),
+  };
+
+  /** Validates what the scenario asks of the runtime before anything is stored. */
+  function prepare(scenario: Scenario) {
+    try {
+      createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals });
+    } catch (error) {
+      throw new InvalidScenarioError([{ path: "tools", message: error instanceof Error ? error.message : String(error) }]);
+    }
+    const files = Object.entries(scenario.workspace).map(([path, content], index) => {
+      try {
+        return { path: normalizeWorkspacePath(path), content };
+      } catch (error) {
+        throw new InvalidScenarioError([
+          { path: `workspace[${JSON.stringify(path)}]`, message: error instanceof Error ? error.message : String(error) },
+        ]);
+      }
+    });
+    const limits: Limits = { ...DEFAULT_LIMITS, ...scenario.limits };
+    return { files, limits };
+  }
+
+  async function startRun(scenario: Scenario): Promise<StartedRun> {
+    const { files, limits } = prepare(scenario);
+    const runId = randomUUID();
+    const claimToken = randomUUID();
+    await db.transaction(async (tx) => {
+      await tx.insert(runs).values({
+        id: runId,
+        name: scenario.name,
+        status: "RUNNING",
+        scenario,
+        limits,
+        claimToken,
+        leaseExpiresAt: new Date(Date.now() + LEASE_MS),
+      });
+      if (files.length > 0) await tx.insert(workspaceFiles).values(files.map((file) => ({ runId, ...file })));
+      await appendEvent(tx, runId, "run_started", { name: scenario.name, limits });
+    });
+    const transcript: TranscriptEntry[] =
+      scenario.model.kind === "openai-compatible" ? [{ role: "user", text: scenario.model.prompt }] : [];
+    const run = await store.getRun(runId);
+    if (!run) throw new Error(`run ${runId} vanished after it was stored`);
+    const settled = runSteps(createEnvironment(run, claimToken), { transcript, modelCalls: 0, nextStepIndex: 0 });
+    return { runId, settled };
+  }
+
+  return {
+    store,
+    startRun,
+    decide: (runId: string, decision: Decision): Promise<DecisionResult> => decide(runId, decision, coordinator),
+    cancel: (runId: string, scope: "turn" | "run") => cancelRun(runId, scope, coordinator),
+    async getReport(runId: string): Promise<RunReport | null> {
+      const detail = await getRunDetail(db, runId);
+      return detail ? buildRunReport(detail) : null;
+    },
+  };
+}
+
+export type RunService = ReturnType<typeof createRunService>;
