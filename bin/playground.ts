@@ -8,8 +8,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { openDatabase } from "../db/client";
-import { isRuntimeError } from "../lib/runtime/errors";
-import { InvalidScenarioError, parseScenarioJson } from "../lib/runtime/scenario/parse-scenario";
+import { InvalidScenarioError, isRuntimeError, parseScenarioJson } from "../lib/runtime";
 import { runScenarioHeadless } from "../lib/server/run-scenario-headless";
 import { createRunService } from "../lib/server/run-service";
 
@@ -21,9 +20,17 @@ function fail(message: string, exitCode: number): never {
 }
 
 async function main() {
-  let parsed: ReturnType<typeof parseArgs<{ options: { db: { type: "string" }; help: { type: "boolean" } }; allowPositionals: true }>>;
+  let parsed: ReturnType<
+    typeof parseArgs<{
+      options: { db: { type: "string" }; help: { type: "boolean" } };
+      allowPositionals: true;
+    }>
+  >;
   try {
-    parsed = parseArgs({ options: { db: { type: "string" }, help: { type: "boolean" } }, allowPositionals: true });
+    parsed = parseArgs({
+      options: { db: { type: "string" }, help: { type: "boolean" } },
+      allowPositionals: true,
+    });
   } catch (error) {
     fail(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`, 2);
   }
@@ -45,24 +52,31 @@ async function main() {
     scenario = parseScenarioJson(text);
   } catch (error) {
     if (error instanceof InvalidScenarioError) {
-      fail(`${scenarioPath} is not a valid scenario:\n${error.issues.map((issue) => `  ${issue.path || "(root)"}: ${issue.message}`).join("\n")}`, 2);
+      fail(
+        `${scenarioPath} is not a valid scenario:\n${error.issues.map((issue) => `  ${issue.path || "(root)"}: ${issue.message}`).join("\n")}`,
+        2,
+      );
     }
     throw error;
   }
 
   const handle = await openDatabase(
-    process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : { dataDir: parsed.values.db ?? "memory://" },
+    process.env.DATABASE_URL
+      ? { url: process.env.DATABASE_URL }
+      : { dataDir: parsed.values.db ?? "memory://" },
   );
   try {
     const service = createRunService(handle, {
-      log: (message, detail) => process.stderr.write(`${message}${detail ? ` ${JSON.stringify(detail)}` : ""}\n`),
+      log: (message, detail) =>
+        process.stderr.write(`${message}${detail ? ` ${JSON.stringify(detail)}` : ""}\n`),
     });
     process.stderr.write(`running "${scenario.name}"…\n`);
     const report = await runScenarioHeadless(service, scenario);
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     process.stderr.write(`run ${report.runId}: ${report.status}\n`);
   } catch (error) {
-    if (error instanceof InvalidScenarioError) fail(`${scenarioPath} is not a valid scenario:\n  ${error.message}`, 2);
+    if (error instanceof InvalidScenarioError)
+      fail(`${scenarioPath} is not a valid scenario:\n  ${error.message}`, 2);
     if (isRuntimeError(error)) fail(`${error.code}: ${error.message}`, 1);
     throw error;
   } finally {
@@ -70,4 +84,6 @@ async function main() {
   }
 }
 
-main().catch((error) => fail(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 1));
+main().catch((error) =>
+  fail(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 1),
+);

@@ -15,7 +15,12 @@ export const RUN_EVENTS_CHANNEL = "run_events";
  * serialises appends per run and a rollback takes its number back, so seqs are
  * gap-free. The NOTIFY is delivered only when the transaction commits.
  */
-export async function appendEvent(tx: Executor, runId: string, type: string, payload: unknown): Promise<number> {
+export async function appendEvent(
+  tx: Executor,
+  runId: string,
+  type: string,
+  payload: unknown,
+): Promise<number> {
   const [row] = await tx
     .update(runs)
     .set({ lastSeq: sql`${runs.lastSeq} + 1`, updatedAt: new Date() })

@@ -1,8 +1,17 @@
 import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
-import { LostClaimError } from "@/lib/runtime/run/run-errors";
-import type { ApprovalRecord, NewStep, RunRecord, RunStore } from "@/lib/runtime/run/run-store";
-import type { CallOutcome, RunError, RunStatus, StepMetrics, SuspendedState } from "@/lib/runtime/run/run-types";
-import type { Limits } from "@/lib/runtime/types";
+import {
+  type ApprovalRecord,
+  type CallOutcome,
+  type Limits,
+  LostClaimError,
+  type NewStep,
+  type RunError,
+  type RunRecord,
+  type RunStatus,
+  type RunStore,
+  type StepMetrics,
+  type SuspendedState,
+} from "@/lib/runtime";
 import type { Db } from "../client";
 import { approvals, runs, steps, toolCalls } from "../schema";
 import { appendEvent } from "./append-event";
@@ -43,7 +52,9 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
 
     async recordStep(runId, step: NewStep, modelCalls) {
       await db.transaction(async (tx) => {
-        await tx.insert(steps).values({ runId, index: step.index, text: step.text, plan: step.plan, metrics: step.metrics });
+        await tx
+          .insert(steps)
+          .values({ runId, index: step.index, text: step.text, plan: step.plan, metrics: step.metrics });
         if (step.calls.length > 0) {
           await tx.insert(toolCalls).values(
             step.calls.map(({ call, status, error }) => ({
@@ -81,7 +92,10 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
     startCall: (runId, stepIndex, batchIndex) =>
       db.transaction(async (tx) => {
         const seq = await appendEvent(tx, runId, "call_started", { stepIndex, batchIndex });
-        await tx.update(toolCalls).set({ status: "running", startSeq: seq }).where(callKey(runId, stepIndex, batchIndex));
+        await tx
+          .update(toolCalls)
+          .set({ status: "running", startSeq: seq })
+          .where(callKey(runId, stepIndex, batchIndex));
         return seq;
       }),
 
@@ -91,7 +105,12 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
         const seq = await appendEvent(tx, runId, "call_settled", { stepIndex, batchIndex, ...outcome });
         await tx
           .update(toolCalls)
-          .set({ status: outcome.status, result: outcome.result ?? null, error: outcome.error, settleSeq: seq })
+          .set({
+            status: outcome.status,
+            result: outcome.result ?? null,
+            error: outcome.error,
+            settleSeq: seq,
+          })
           .where(callKey(runId, stepIndex, batchIndex));
         return seq;
       }),
@@ -107,7 +126,11 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
         await appendEvent(tx, runId, "calls_invalidated", {
           stepIndex,
           reason,
-          calls: outcomes.map(({ batchIndex, outcome }) => ({ batchIndex, status: outcome.status, error: outcome.error })),
+          calls: outcomes.map(({ batchIndex, outcome }) => ({
+            batchIndex,
+            status: outcome.status,
+            error: outcome.error,
+          })),
         });
       });
     },
@@ -126,7 +149,13 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
       await db.transaction(async (tx) => {
         const [row] = await tx
           .update(runs)
-          .set({ status: "WAITING_FOR_APPROVAL", state, waitingSince: new Date(), claimToken: null, leaseExpiresAt: null })
+          .set({
+            status: "WAITING_FOR_APPROVAL",
+            state,
+            waitingSince: new Date(),
+            claimToken: null,
+            leaseExpiresAt: null,
+          })
           .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
           .returning({ id: runs.id });
         if (!row) throw new LostClaimError(runId);
@@ -142,7 +171,15 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
       await db.transaction(async (tx) => {
         const [row] = await tx
           .update(runs)
-          .set({ status, error, state: null, finishedAt: new Date(), claimToken: null, leaseExpiresAt: null, cancelRequested: null })
+          .set({
+            status,
+            error,
+            state: null,
+            finishedAt: new Date(),
+            claimToken: null,
+            leaseExpiresAt: null,
+            cancelRequested: null,
+          })
           .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
           .returning({ id: runs.id });
         if (!row) throw new LostClaimError(runId);
@@ -209,7 +246,13 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
       try {
         const [row] = await db
           .update(runs)
-          .set({ status: "WAITING_FOR_APPROVAL", state, claimToken: null, leaseExpiresAt: null, waitingSince: new Date() })
+          .set({
+            status: "WAITING_FOR_APPROVAL",
+            state,
+            claimToken: null,
+            leaseExpiresAt: null,
+            waitingSince: new Date(),
+          })
           .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
           .returning({ id: runs.id });
         return Boolean(row);
@@ -220,7 +263,8 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
 
     async recordApproval(record: ApprovalRecord) {
       try {
-        if (faults?.takeApprovalFault()) throw new Error("injected fault: the approvals audit is unavailable");
+        if (faults?.takeApprovalFault())
+          throw new Error("injected fault: the approvals audit is unavailable");
         await db.insert(approvals).values(record);
         return true;
       } catch {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, like } from "drizzle-orm";
-import type { MemoryStore, TaskStore, ToolContext, Workspace } from "@/lib/runtime/tools/workspace";
+import type { MemoryStore, TaskStore, ToolContext, Workspace } from "@/lib/runtime";
 import type { Db } from "../client";
 import { memoryEntries, tasks, workspaceFiles } from "../schema";
 
@@ -50,7 +50,9 @@ export function createRunWorkspace(db: Db, runId: string): Workspace {
         .flatMap((row) =>
           row.content
             .split(/\r?\n/)
-            .flatMap((text, index) => (text.includes(query) ? [{ path: row.path, line: index + 1, text }] : [])),
+            .flatMap((text, index) =>
+              text.includes(query) ? [{ path: row.path, line: index + 1, text }] : [],
+            ),
         );
     },
   };

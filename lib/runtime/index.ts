@@ -4,6 +4,17 @@
  * Test doubles of the ports are in "lib/runtime/testing".
  */
 
+// Running: model port, run loop, persisted state, the coordinator.
+export { type CancelResult, cancelRun } from "./coordinator/cancel-run";
+export type { CoordinatorDependencies } from "./coordinator/coordinator-dependencies";
+export { type Decision, type DecisionResult, decide } from "./coordinator/decide";
+export {
+  DecisionRefusedError,
+  NotAuditableError,
+  NotWaitingError,
+  RunNotFoundError,
+  StaleApprovalTurnError,
+} from "./coordinator/decision-errors";
 export { declaresWrite, isWriteEffect } from "./declares-write";
 export {
   InvalidPlanInputError,
@@ -13,8 +24,47 @@ export {
   ToolError,
 } from "./errors";
 export { measureBatchPayloadBytes } from "./measure-batch-payload";
+export type {
+  Model,
+  ModelCompletion,
+  ModelCompletionRequest,
+  ModelToolCall,
+  ModelToolSpec,
+  TranscriptEntry,
+} from "./model/model";
+export { createScriptedModel, ScriptExhaustedError, type ScriptedTurn } from "./model/scripted-model";
 export { type BatchPlanning, planBatch } from "./plan-batch";
 export { type PreflightedCall, preflightCall } from "./preflight";
+export { StepAuditError } from "./run/execute-call";
+export type { RunEnvironment } from "./run/run-environment";
+export { LostClaimError, RepairExhaustedError } from "./run/run-errors";
+export { type BarrierAction, formatRepairNotice, type RunStart, runSteps } from "./run/run-loop";
+export type { ApprovalRecord, NewStep, RunRecord, RunStore } from "./run/run-store";
+export type {
+  CallOutcome,
+  CallStatus,
+  PendingTurn,
+  RunError,
+  RunStatus,
+  StepMetrics,
+  SuspendedState,
+} from "./run/run-types";
+export { decodeSuspendedState, UnreadableStateError } from "./run/suspended-state";
+export {
+  formatIssuePath,
+  InvalidScenarioError,
+  parseScenarioJson,
+  type ScenarioIssue,
+  validateScenario,
+} from "./scenario/parse-scenario";
+export {
+  type CustomToolInput,
+  type Scenario,
+  type ScenarioDecision,
+  type ScenarioInput,
+  type ScenarioTurn,
+  scenarioSchema,
+} from "./scenario/scenario-schema";
 export { BUILT_IN_TOOL_NAMES, BUILT_IN_TOOLS } from "./tools/built-in-tools";
 export {
   type CustomToolDeclaration,

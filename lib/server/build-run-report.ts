@@ -1,7 +1,6 @@
 import "server-only";
 import type { RunDetail } from "@/db/repositories/run-queries";
-import type { PendingTurn, RunError } from "@/lib/runtime/run/run-types";
-import { decodeSuspendedState } from "@/lib/runtime/run/suspended-state";
+import { decodeSuspendedState, type PendingTurn, type RunError } from "@/lib/runtime";
 
 /** The run report of SPEC §8: a public contract read by scripts. */
 export interface RunReport {
@@ -28,7 +27,13 @@ export interface RunReport {
     }>;
     metrics: unknown;
   }>;
-  decisions: Array<{ turnDigest: string; approve: boolean; actor: string; reason: string | null; outcome: string }>;
+  decisions: Array<{
+    turnDigest: string;
+    approve: boolean;
+    actor: string;
+    reason: string | null;
+    outcome: string;
+  }>;
 }
 
 /** Builds the report of a run from what the database holds. */

@@ -1,7 +1,5 @@
 import "server-only";
-import type { Model } from "@/lib/runtime/model/model";
-import { createScriptedModel } from "@/lib/runtime/model/scripted-model";
-import type { Scenario } from "@/lib/runtime/scenario/scenario-schema";
+import { createScriptedModel, type Model, type Scenario } from "@/lib/runtime";
 import { createOpenAiCompatibleModel } from "./openai-compatible-model";
 
 /** The model a scenario names (SPEC §8 `model.kind`). */

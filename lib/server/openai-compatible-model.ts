@@ -1,6 +1,5 @@
 import "server-only";
-import { RuntimeError } from "@/lib/runtime/errors";
-import type { Model, ModelCompletion, TranscriptEntry } from "@/lib/runtime/model/model";
+import { type Model, type ModelCompletion, RuntimeError, type TranscriptEntry } from "@/lib/runtime";
 
 export interface OpenAiCompatibleSettings {
   baseURL: string;
@@ -44,7 +43,11 @@ export function toChatMessages(transcript: readonly TranscriptEntry[], system?: 
       // A refused batch has no results, but the API wants one answer per call.
       if (transcript[index + 1]?.role === "repair_notice") {
         for (const call of entry.calls) {
-          messages.push({ role: "tool", tool_call_id: call.id, content: "Not executed: the batch was refused." });
+          messages.push({
+            role: "tool",
+            tool_call_id: call.id,
+            content: "Not executed: the batch was refused.",
+          });
         }
       }
     }
@@ -66,7 +69,9 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
     async complete({ transcript, tools, signal }): Promise<ModelCompletion> {
       const apiKey = settings.apiKeyEnv ? process.env[settings.apiKeyEnv] : undefined;
       if (settings.apiKeyEnv && !apiKey) {
-        throw new ModelRequestError(`The environment variable ${settings.apiKeyEnv} (model.apiKeyEnv) is not set.`);
+        throw new ModelRequestError(
+          `The environment variable ${settings.apiKeyEnv} (model.apiKeyEnv) is not set.`,
+        );
       }
       const url = `${settings.baseURL.replace(/\/+$/, "")}/chat/completions`;
       let response: Response;
@@ -74,7 +79,10 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
         response = await fetch(url, {
           method: "POST",
           signal,
-          headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+          headers: {
+            "content-type": "application/json",
+            ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+          },
           body: JSON.stringify({
             model: settings.model,
             messages: toChatMessages(transcript, settings.system),
@@ -83,13 +91,22 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
           }),
         });
       } catch (error) {
-        throw new ModelRequestError(`Could not reach ${url}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new ModelRequestError(
+          `Could not reach ${url}: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       if (!response.ok) {
-        throw new ModelRequestError(`${url} answered ${response.status}: ${(await response.text()).slice(0, 500)}`);
+        throw new ModelRequestError(
+          `${url} answered ${response.status}: ${(await response.text()).slice(0, 500)}`,
+        );
       }
       const body = (await response.json().catch(() => null)) as {
-        choices?: Array<{ message?: { content?: string | null; tool_calls?: Array<{ id?: string; function?: { name?: string; arguments?: string } }> } }>;
+        choices?: Array<{
+          message?: {
+            content?: string | null;
+            tool_calls?: Array<{ id?: string; function?: { name?: string; arguments?: string } }>;
+          };
+        }>;
       } | null;
       const message = body?.choices?.[0]?.message;
       if (!message) throw new ModelRequestError(`${url} answered without choices[0].message.`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDriverName } from "@/db/testing/test-database";
-import type { ScenarioInput } from "@/lib/runtime/scenario/scenario-schema";
+import type { ScenarioInput } from "@/lib/runtime";
 import { runScenarioHeadless } from "./run-scenario-headless";
 import { buildScenario, openScenarioHarness, type ScenarioHarness } from "./testing/scenario-harness";
 
@@ -89,14 +89,22 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
     expect(report.pending?.turnDigest).toMatch(/^[0-9a-f]{64}$/);
     expect(report.steps[0]?.calls.map((call) => call.status)).toEqual(["pending", "pending", "pending"]);
 
-    const first = await harness.service.decide(report.runId, { approve: true, turnDigest: report.pending?.turnDigest, actor: "alice" });
+    const first = await harness.service.decide(report.runId, {
+      approve: true,
+      turnDigest: report.pending?.turnDigest,
+      actor: "alice",
+    });
     expect(first).toEqual({ outcome: "executed", status: "WAITING_FOR_APPROVAL" });
     const second = await harness.service.getReport(report.runId);
     expect(second?.pending?.calls.map((call) => call.id)).toEqual(["w2"]);
     expect(second?.pending?.turnDigest).not.toBe(report.pending?.turnDigest);
     expect(second?.steps[0]?.calls.map((call) => call.status)).toEqual(["ok", "ok", "pending"]);
 
-    const last = await harness.service.decide(report.runId, { approve: true, turnDigest: second?.pending?.turnDigest, actor: "bob" });
+    const last = await harness.service.decide(report.runId, {
+      approve: true,
+      turnDigest: second?.pending?.turnDigest,
+      actor: "bob",
+    });
     expect(last).toEqual({ outcome: "executed", status: "COMPLETED" });
   });
 
@@ -105,7 +113,11 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
       name: "gated failure",
       tools: [
         {
-          name: "deploy", description: "Deploy", resourceClass: "write", effect: "NON_IDEMPOTENT_WRITE", approval: "always",
+          name: "deploy",
+          description: "Deploy",
+          resourceClass: "write",
+          effect: "NON_IDEMPOTENT_WRITE",
+          approval: "always",
           parameters: { type: "object", properties: { service: { type: "string" } }, required: ["service"] },
           error: "cluster unreachable",
         },
@@ -113,7 +125,13 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
       model: {
         kind: "scripted",
         turns: [
-          { calls: [{ name: "deploy", arguments: { service: "api" } }, { name: "list_files", arguments: {} }, { name: "read_file", arguments: { path: "a" } }] },
+          {
+            calls: [
+              { name: "deploy", arguments: { service: "api" } },
+              { name: "list_files", arguments: {} },
+              { name: "read_file", arguments: { path: "a" } },
+            ],
+          },
           finish,
         ],
       },
@@ -121,7 +139,10 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
     });
     expect(report.status).toBe("COMPLETED");
     const calls = report.steps[0]?.calls ?? [];
-    expect(calls[0]).toMatchObject({ status: "error", error: { code: "tool_error", message: expect.stringContaining("cluster unreachable") } });
+    expect(calls[0]).toMatchObject({
+      status: "error",
+      error: { code: "tool_error", message: expect.stringContaining("cluster unreachable") },
+    });
     expect(calls.slice(1).map((call) => [call.status, call.error?.message])).toEqual([
       ["invalidated", expect.stringContaining("gated_call_failed")],
       ["invalidated", expect.stringContaining("gated_call_failed")],
@@ -134,7 +155,15 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
       name: "cancel turn while waiting",
       model: {
         kind: "scripted",
-        turns: [{ calls: [{ name: "delete_file", arguments: { path: "a" } }, { name: "list_files", arguments: {} }] }, finish],
+        turns: [
+          {
+            calls: [
+              { name: "delete_file", arguments: { path: "a" } },
+              { name: "list_files", arguments: {} },
+            ],
+          },
+          finish,
+        ],
       },
     });
     const waiting = await runScenarioHeadless(harness.service, scenario);
@@ -152,7 +181,10 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
   it("cancelling a waiting run invalidates its pending calls and ends it CANCELLED", async () => {
     const waiting = await headless({
       name: "cancel run while waiting",
-      model: { kind: "scripted", turns: [{ calls: [{ name: "delete_file", arguments: { path: "a" } }] }, finish] },
+      model: {
+        kind: "scripted",
+        turns: [{ calls: [{ name: "delete_file", arguments: { path: "a" } }] }, finish],
+      },
     });
     expect(await harness.service.cancel(waiting.runId, "run")).toEqual({ status: "CANCELLED" });
     const report = await harness.service.getReport(waiting.runId);
@@ -160,29 +192,50 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
     expect(report?.steps[0]?.calls[0]).toMatchObject({ status: "invalidated" });
   });
 
-  it.each(["turn", "run"] as const)("cancelling the %s of a running run aborts in-flight tools and invalidates the rest", async (scope) => {
-    const scenario = buildScenario({
-      name: `cancel ${scope} while running`,
-      tools: [
-        { name: "slow_scan", description: "Slow", resourceClass: "pure_read", effect: "READ", approval: "never", delayMs: 20_000 },
-      ],
-      model: {
-        kind: "scripted",
-        turns: [{ calls: [{ name: "slow_scan", arguments: {} }, { name: "memory_set", arguments: { key: "k", value: 1 } }] }, finish],
-      },
-    });
-    const { runId, settled } = await harness.service.startRun(scenario);
-    await waitFor(async () => (await harness.events(runId)).some((event) => event.type === "call_started"), "the slow call to start");
-    expect(await harness.service.cancel(runId, scope)).toEqual({ status: "RUNNING" });
-    expect(await settled).toBe(scope === "run" ? "CANCELLED" : "COMPLETED");
-    const report = await harness.service.getReport(runId);
-    const [slow, memory] = report?.steps[0]?.calls ?? [];
-    expect(slow).toMatchObject({ status: "error" });
-    expect(slow?.error?.message).toMatch(/abort/i);
-    expect(memory).toMatchObject({ status: "invalidated" });
-    expect(memory?.error?.message).toContain(`${scope}_cancelled`);
-    expect(report?.steps).toHaveLength(scope === "run" ? 1 : 2);
-  });
+  it.each(["turn", "run"] as const)(
+    "cancelling the %s of a running run aborts in-flight tools and invalidates the rest",
+    async (scope) => {
+      const scenario = buildScenario({
+        name: `cancel ${scope} while running`,
+        tools: [
+          {
+            name: "slow_scan",
+            description: "Slow",
+            resourceClass: "pure_read",
+            effect: "READ",
+            approval: "never",
+            delayMs: 20_000,
+          },
+        ],
+        model: {
+          kind: "scripted",
+          turns: [
+            {
+              calls: [
+                { name: "slow_scan", arguments: {} },
+                { name: "memory_set", arguments: { key: "k", value: 1 } },
+              ],
+            },
+            finish,
+          ],
+        },
+      });
+      const { runId, settled } = await harness.service.startRun(scenario);
+      await waitFor(
+        async () => (await harness.events(runId)).some((event) => event.type === "call_started"),
+        "the slow call to start",
+      );
+      expect(await harness.service.cancel(runId, scope)).toEqual({ status: "RUNNING" });
+      expect(await settled).toBe(scope === "run" ? "CANCELLED" : "COMPLETED");
+      const report = await harness.service.getReport(runId);
+      const [slow, memory] = report?.steps[0]?.calls ?? [];
+      expect(slow).toMatchObject({ status: "error" });
+      expect(slow?.error?.message).toMatch(/abort/i);
+      expect(memory).toMatchObject({ status: "invalidated" });
+      expect(memory?.error?.message).toContain(`${scope}_cancelled`);
+      expect(report?.steps).toHaveLength(scope === "run" ? 1 : 2);
+    },
+  );
 
   it("a plain batch runs its valid calls and answers malformed or unknown ones with an error result", async () => {
     const report = await headless({
@@ -208,11 +261,19 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
     expect(calls[0]?.error?.code).toBe("malformed_arguments");
     expect(calls[1]?.error?.code).toBe("unknown_tool");
     expect(calls[3]?.error?.message).toContain("../etc/passwd");
-    expect(report.steps[0]?.plan).toMatchObject({ kind: "execute", segments: [{ kind: "wave", batchIndexes: [2, 3] }] });
+    expect(report.steps[0]?.plan).toMatchObject({
+      kind: "execute",
+      segments: [{ kind: "wave", batchIndexes: [2, 3] }],
+    });
   });
 
   it("repairs are bounded: past maxRepairAttempts the run fails with repair_exhausted", async () => {
-    const bad = { calls: [{ name: "reply", arguments: { message: "hi" } }, { name: "finish", arguments: { summary: "x" } }] };
+    const bad = {
+      calls: [
+        { name: "reply", arguments: { message: "hi" } },
+        { name: "finish", arguments: { summary: "x" } },
+      ],
+    };
     const report = await headless({
       name: "repair exhausted",
       limits: { maxRepairAttempts: 1 },
@@ -224,14 +285,24 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
   });
 
   it("a repaired response runs normally and the repair counter starts again", async () => {
-    const tooMany = { calls: Array.from({ length: 3 }, () => ({ name: "memory_get", arguments: { key: "k" } })) };
+    const tooMany = {
+      calls: Array.from({ length: 3 }, () => ({ name: "memory_get", arguments: { key: "k" } })),
+    };
     const report = await headless({
       name: "repair then run",
       limits: { maxParallelToolCalls: 2, maxRepairAttempts: 1 },
-      model: { kind: "scripted", turns: [tooMany, { calls: [{ name: "memory_get", arguments: { key: "k" } }] }, tooMany, finish] },
+      model: {
+        kind: "scripted",
+        turns: [tooMany, { calls: [{ name: "memory_get", arguments: { key: "k" } }] }, tooMany, finish],
+      },
     });
     expect(report.status).toBe("COMPLETED");
-    expect(report.steps.map((step) => (step.plan as { kind: string }).kind)).toEqual(["repair", "execute", "repair", "execute"]);
+    expect(report.steps.map((step) => (step.plan as { kind: string }).kind)).toEqual([
+      "repair",
+      "execute",
+      "repair",
+      "execute",
+    ]);
   });
 
   it("a script that runs out fails the run with script_exhausted", async () => {
@@ -240,6 +311,10 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
       model: { kind: "scripted", turns: [{ calls: [{ name: "reply", arguments: { message: "hello" } }] }] },
     });
     expect(report).toMatchObject({ status: "FAILED", modelCalls: 1, error: { code: "script_exhausted" } });
-    expect(report.steps[0]?.calls[0]).toMatchObject({ name: "reply", status: "ok", result: { message: "hello" } });
+    expect(report.steps[0]?.calls[0]).toMatchObject({
+      name: "reply",
+      status: "ok",
+      result: { message: "hello" },
+    });
   });
 });

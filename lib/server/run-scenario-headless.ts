@@ -1,7 +1,5 @@
 import "server-only";
-import type { RunStatus } from "@/lib/runtime/run/run-types";
-import { decodeSuspendedState } from "@/lib/runtime/run/suspended-state";
-import type { Scenario } from "@/lib/runtime/scenario/scenario-schema";
+import { decodeSuspendedState, type RunStatus, type Scenario } from "@/lib/runtime";
 import type { RunReport } from "./build-run-report";
 import type { RunService } from "./run-service";
 

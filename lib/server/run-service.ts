@@ -2,23 +2,28 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { DatabaseHandle } from "@/db/client";
 import { appendEvent } from "@/db/repositories/append-event";
+import { getRunDetail } from "@/db/repositories/run-queries";
 import { createRunRepository, type StoreFaults } from "@/db/repositories/run-repository";
 import { createRunToolContext } from "@/db/repositories/run-tool-context";
-import { getRunDetail } from "@/db/repositories/run-queries";
 import { runs, workspaceFiles } from "@/db/schema";
-import { cancelRun } from "@/lib/runtime/coordinator/cancel-run";
-import type { CoordinatorDependencies } from "@/lib/runtime/coordinator/coordinator-dependencies";
-import { type Decision, type DecisionResult, decide } from "@/lib/runtime/coordinator/decide";
-import type { TranscriptEntry } from "@/lib/runtime/model/model";
-import { runSteps } from "@/lib/runtime/run/run-loop";
-import type { RunEnvironment } from "@/lib/runtime/run/run-environment";
-import type { RunRecord } from "@/lib/runtime/run/run-store";
-import type { RunStatus } from "@/lib/runtime/run/run-types";
-import type { Scenario } from "@/lib/runtime/scenario/scenario-schema";
-import { createToolRegistry } from "@/lib/runtime/tools/tool-registry";
-import { normalizeWorkspacePath } from "@/lib/runtime/tools/workspace";
-import { DEFAULT_LIMITS, type Limits } from "@/lib/runtime/types";
-import { InvalidScenarioError } from "@/lib/runtime/scenario/parse-scenario";
+import {
+  type CoordinatorDependencies,
+  cancelRun,
+  createToolRegistry,
+  DEFAULT_LIMITS,
+  type Decision,
+  type DecisionResult,
+  decide,
+  InvalidScenarioError,
+  type Limits,
+  normalizeWorkspacePath,
+  type RunEnvironment,
+  type RunRecord,
+  type RunStatus,
+  runSteps,
+  type Scenario,
+  type TranscriptEntry,
+} from "@/lib/runtime";
 import { buildRunReport, type RunReport } from "./build-run-report";
 import { createModelForScenario } from "./create-model-for-scenario";
 
@@ -84,14 +89,19 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
     try {
       createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals });
     } catch (error) {
-      throw new InvalidScenarioError([{ path: "tools", message: error instanceof Error ? error.message : String(error) }]);
+      throw new InvalidScenarioError([
+        { path: "tools", message: error instanceof Error ? error.message : String(error) },
+      ]);
     }
     const files = Object.entries(scenario.workspace).map(([path, content], index) => {
       try {
         return { path: normalizeWorkspacePath(path), content };
       } catch (error) {
         throw new InvalidScenarioError([
-          { path: `workspace[${JSON.stringify(path)}]`, message: error instanceof Error ? error.message : String(error) },
+          {
+            path: `workspace[${JSON.stringify(path)}]`,
+            message: error instanceof Error ? error.message : String(error),
+          },
         ]);
       }
     });
@@ -120,14 +130,19 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
       scenario.model.kind === "openai-compatible" ? [{ role: "user", text: scenario.model.prompt }] : [];
     const run = await store.getRun(runId);
     if (!run) throw new Error(`run ${runId} vanished after it was stored`);
-    const settled = runSteps(createEnvironment(run, claimToken), { transcript, modelCalls: 0, nextStepIndex: 0 });
+    const settled = runSteps(createEnvironment(run, claimToken), {
+      transcript,
+      modelCalls: 0,
+      nextStepIndex: 0,
+    });
     return { runId, settled };
   }
 
   return {
     store,
     startRun,
-    decide: (runId: string, decision: Decision): Promise<DecisionResult> => decide(runId, decision, coordinator),
+    decide: (runId: string, decision: Decision): Promise<DecisionResult> =>
+      decide(runId, decision, coordinator),
     cancel: (runId: string, scope: "turn" | "run") => cancelRun(runId, scope, coordinator),
     async getReport(runId: string): Promise<RunReport | null> {
       const detail = await getRunDetail(db, runId);

@@ -12,7 +12,8 @@ afterAll(() => harness?.close());
 
 const run = (fileName: string) => runScenarioHeadless(harness.service, loadSharedScenario(fileName));
 const callsOf = (report: RunReport, stepIndex: number) => report.steps[stepIndex]?.calls ?? [];
-const statuses = (report: RunReport, stepIndex: number) => callsOf(report, stepIndex).map((call) => call.status);
+const statuses = (report: RunReport, stepIndex: number) =>
+  callsOf(report, stepIndex).map((call) => call.status);
 
 /** Every seq of a report, each start before its settle, all distinct. */
 function expectConsistentSeqs(report: RunReport) {
@@ -35,7 +36,13 @@ function expectConsistentSeqs(report: RunReport) {
 describe(`shared scenarios through the CLI code path on ${testDriverName}`, () => {
   it("14 reads at a cap of 8 run as waves [0..7] and [8..13], no regeneration", async () => {
     const report = await run("fourteen-reads-cap-eight.json");
-    expect(report).toMatchObject({ status: "COMPLETED", error: null, modelCalls: 2, pending: null, decisions: [] });
+    expect(report).toMatchObject({
+      status: "COMPLETED",
+      error: null,
+      modelCalls: 2,
+      pending: null,
+      decisions: [],
+    });
     const first = report.steps[0];
     expect(first?.plan).toEqual({
       kind: "execute",
@@ -46,8 +53,18 @@ describe(`shared scenarios through the CLI code path on ${testDriverName}`, () =
       problems: [],
     });
     expect(first?.metrics).toEqual({
-      originalSize: 14, cap: 8, waveCount: 2, waveBoundaries: [[0, 7], [8, 13]], completedWaves: 2,
-      approvalBarriers: 0, retainedCount: 0, invalidatedCount: 0, repairReason: null,
+      originalSize: 14,
+      cap: 8,
+      waveCount: 2,
+      waveBoundaries: [
+        [0, 7],
+        [8, 13],
+      ],
+      completedWaves: 2,
+      approvalBarriers: 0,
+      retainedCount: 0,
+      invalidatedCount: 0,
+      repairReason: null,
     });
     const calls = callsOf(report, 0);
     expect(calls.map((call) => call.batchIndex)).toEqual([...Array(14).keys()]);
@@ -60,7 +77,9 @@ describe(`shared scenarios through the CLI code path on ${testDriverName}`, () =
     // Never more than the cap in flight.
     for (const call of calls) {
       const inFlight = calls.filter(
-        (other) => (other.startSeq as number) <= (call.startSeq as number) && (other.settleSeq as number) > (call.startSeq as number),
+        (other) =>
+          (other.startSeq as number) <= (call.startSeq as number) &&
+          (other.settleSeq as number) > (call.startSeq as number),
       );
       expect(inFlight.length).toBeLessThanOrEqual(8);
     }
@@ -73,13 +92,25 @@ describe(`shared scenarios through the CLI code path on ${testDriverName}`, () =
     expect(report).toMatchObject({ status: "COMPLETED", modelCalls: 3, decisions: [] });
     const repair = report.steps[0];
     expect(repair?.plan).toMatchObject({ kind: "repair", segments: [] });
-    const problems = (repair?.plan as { problems: Array<{ batchIndex: number | null; code: string }> }).problems;
+    const problems = (repair?.plan as { problems: Array<{ batchIndex: number | null; code: string }> })
+      .problems;
     expect(problems[0]).toMatchObject({ batchIndex: null, code: "too_many_calls" });
-    expect(problems.some((problem) => problem.batchIndex === 0 && problem.code === "approval_gated")).toBe(true);
+    expect(problems.some((problem) => problem.batchIndex === 0 && problem.code === "approval_gated")).toBe(
+      true,
+    );
     expect(statuses(report, 0)).toEqual(Array(6).fill("not_dispatched"));
     expect(callsOf(report, 0).every((call) => call.startSeq === null)).toBe(true);
-    expect(repair?.metrics).toMatchObject({ originalSize: 6, cap: 4, waveCount: 0, repairReason: "too_many_calls" });
-    expect(report.steps[1]?.plan).toEqual({ kind: "execute", segments: [{ kind: "wave", batchIndexes: [0, 1, 2, 3] }], problems: [] });
+    expect(repair?.metrics).toMatchObject({
+      originalSize: 6,
+      cap: 4,
+      waveCount: 0,
+      repairReason: "too_many_calls",
+    });
+    expect(report.steps[1]?.plan).toEqual({
+      kind: "execute",
+      segments: [{ kind: "wave", batchIndexes: [0, 1, 2, 3] }],
+      problems: [],
+    });
     expect(statuses(report, 1)).toEqual(["ok", "ok", "ok", "ok"]);
     expectConsistentSeqs(report);
   });
@@ -89,7 +120,10 @@ describe(`shared scenarios through the CLI code path on ${testDriverName}`, () =
     expect(report).toMatchObject({ status: "COMPLETED", modelCalls: 2, pending: null });
     expect(report.steps[0]?.plan).toEqual({
       kind: "execute",
-      segments: [{ kind: "barrier", batchIndex: 0 }, { kind: "wave", batchIndexes: [1] }],
+      segments: [
+        { kind: "barrier", batchIndex: 0 },
+        { kind: "wave", batchIndexes: [1] },
+      ],
       problems: [],
     });
     const [write, verify] = callsOf(report, 0);
@@ -101,9 +135,20 @@ describe(`shared scenarios through the CLI code path on ${testDriverName}`, () =
       result: { path: "config/app.json", content: '{"debug": true}\n' },
     });
     expect(verify?.startSeq).toBeGreaterThan(write?.settleSeq as number);
-    expect(report.steps[0]?.metrics).toMatchObject({ approvalBarriers: 1, retainedCount: 1, completedWaves: 1, invalidatedCount: 0 });
+    expect(report.steps[0]?.metrics).toMatchObject({
+      approvalBarriers: 1,
+      retainedCount: 1,
+      completedWaves: 1,
+      invalidatedCount: 0,
+    });
     expect(report.decisions).toEqual([
-      { turnDigest: expect.stringMatching(/^[0-9a-f]{64}$/), approve: true, actor: "operator", reason: "expected change", outcome: "executed" },
+      {
+        turnDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
+        approve: true,
+        actor: "operator",
+        reason: "expected change",
+        outcome: "executed",
+      },
     ]);
     expectConsistentSeqs(report);
   });
@@ -115,10 +160,21 @@ describe(`shared scenarios through the CLI code path on ${testDriverName}`, () =
     expect(read).toMatchObject({ status: "ok" });
     expect(remove).toMatchObject({ status: "denied", startSeq: null, error: { code: "denied" } });
     expect(remove?.error?.message).toContain("never delete user data");
-    expect(list).toMatchObject({ status: "invalidated", startSeq: null, settleSeq: null, error: { code: "invalidated" } });
-    expect(report.steps[0]?.metrics).toMatchObject({ invalidatedCount: 1, completedWaves: 1, retainedCount: 1 });
+    expect(list).toMatchObject({
+      status: "invalidated",
+      startSeq: null,
+      settleSeq: null,
+      error: { code: "invalidated" },
+    });
+    expect(report.steps[0]?.metrics).toMatchObject({
+      invalidatedCount: 1,
+      completedWaves: 1,
+      retainedCount: 1,
+    });
     expect(report.decisions).toMatchObject([{ approve: false, actor: "operator", outcome: "denied" }]);
-    expect(callsOf(report, 1)).toMatchObject([{ name: "reply", status: "ok", result: { message: "Understood, I will not delete it." } }]);
+    expect(callsOf(report, 1)).toMatchObject([
+      { name: "reply", status: "ok", result: { message: "Understood, I will not delete it." } },
+    ]);
     expect(callsOf(report, 2)).toMatchObject([{ name: "finish", status: "ok" }]);
     expectConsistentSeqs(report);
   });
@@ -146,7 +202,12 @@ describe(`shared scenarios through the CLI code path on ${testDriverName}`, () =
     expect(report.decisions).toHaveLength(2);
     expect(report.decisions[0]?.turnDigest).not.toBe(report.decisions[1]?.turnDigest);
     expect(report.decisions.map((decision) => decision.actor)).toEqual(["scenario", "scenario"]);
-    expect(report.steps[0]?.metrics).toMatchObject({ approvalBarriers: 2, retainedCount: 3, waveCount: 3, completedWaves: 3 });
+    expect(report.steps[0]?.metrics).toMatchObject({
+      approvalBarriers: 2,
+      retainedCount: 3,
+      waveCount: 3,
+      completedWaves: 3,
+    });
   });
 
   it("keeps a gap-free event sequence per run", async () => {

@@ -4,6 +4,11 @@ import { decodeSuspendedState } from "../run/suspended-state";
 import type { CoordinatorDependencies } from "./coordinator-dependencies";
 import { NotWaitingError, RunNotFoundError } from "./decision-errors";
 
+/** The run's status once the cancellation was applied (RUNNING: its worker will stop at the next boundary). */
+export interface CancelResult {
+  status: RunStatus;
+}
+
 /**
  * Cancels a run's current turn, or the whole run (SPEC §4). A waiting run is
  * claimed like a decision and its pending calls are invalidated at once; then
@@ -16,7 +21,7 @@ export async function cancelRun(
   runId: string,
   scope: "turn" | "run",
   dependencies: CoordinatorDependencies & { abortInProcess?(runId: string): void },
-): Promise<{ status: RunStatus }> {
+): Promise<CancelResult> {
   const { store } = dependencies;
   const run = await store.getRun(runId);
   if (!run) throw new RunNotFoundError(runId);

@@ -23,7 +23,9 @@ export const scenarioCallSchema = z
   .object({
     id: z.string().min(1).optional(),
     name: z.string().min(1),
-    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+    arguments: z.union([z.string(), z.record(z.string(), z.unknown())], {
+      error: "must be the raw arguments as a string (exactly as a model emitted them) or a JSON object",
+    }),
   })
   .strict();
 
