@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 
 // The real command, as users and scripts run it: stdout must be the report and nothing else.
 function runCli(...args: string[]) {
-  const environment = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+  const environment: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
   // The CLI talks to the server named by DATABASE_URL; tests give it TEST_DATABASE_URL's server, if any.
   if (process.env.TEST_DATABASE_URL) environment.DATABASE_URL = process.env.TEST_DATABASE_URL;
   else delete environment.DATABASE_URL;
