@@ -61,7 +61,8 @@ export type PlanProblemCode =
   | "invalid_arguments"
   | "not_pure_read"
   | "approval_gated"
-  | "terminal_in_oversized_batch";
+  | "terminal_in_oversized_batch"
+  | "no_tool_calls";
 
 /** Calls dispatched together (`wave`) or one approval-gated call (`barrier`). */
 export type PlanSegment = { kind: "wave"; batchIndexes: number[] } | { kind: "barrier"; batchIndex: number };

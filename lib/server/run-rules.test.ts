@@ -305,6 +305,19 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
     ]);
   });
 
+  it("a completion without tool calls is sent back for repair; only finish ends the run", async () => {
+    const report = await headless({
+      name: "text only",
+      model: { kind: "scripted", turns: [{ text: "All done, I think.", calls: [] }, finish] },
+    });
+    expect(report).toMatchObject({ status: "COMPLETED", modelCalls: 2 });
+    expect(report.steps[0]).toMatchObject({
+      text: "All done, I think.",
+      plan: { kind: "repair", problems: [{ batchIndex: null, code: "no_tool_calls" }] },
+      metrics: { repairReason: "no_tool_calls" },
+    });
+  });
+
   it("a script that runs out fails the run with script_exhausted", async () => {
     const report = await headless({
       name: "exhausted",

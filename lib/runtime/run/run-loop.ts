@@ -1,6 +1,6 @@
 import { RuntimeError } from "../errors";
 import type { ModelToolCall, TranscriptEntry } from "../model/model";
-import { planBatch } from "../plan-batch";
+import { type BatchPlanning, planBatch } from "../plan-batch";
 import type { PlanProblem, ToolCall } from "../types";
 import { executeCall } from "./execute-call";
 import { CANCELLED_RUN, CANCELLED_TURN, executeStep, invalidateRemaining } from "./execute-step";
@@ -103,7 +103,7 @@ async function loop(environment: RunEnvironment, start: RunStart): Promise<RunSt
     const stepIndex = nextStepIndex;
     nextStepIndex += 1;
     const calls = normalizeCalls(completion.calls, stepIndex);
-    const { plan, calls: preflighted } = planBatch(calls, registry, limits);
+    const { plan, calls: preflighted } = calls.length === 0 ? EMPTY_BATCH : planBatch(calls, registry, limits);
     transcript = [...transcript, { role: "assistant", text: completion.text, calls }];
     const problemOf = new Map(plan.problems.map((problem) => [problem.batchIndex, problem]));
     const notDispatched = (batchIndex: number): CallOutcome | null => {
@@ -198,6 +198,25 @@ export async function completeStep(
   });
   return [...progress.transcript, ...results];
 }
+
+/**
+ * A completion without tool calls is sent back like a repair: the run only
+ * ends through `finish`, and the repair bound stops a model that never calls it.
+ */
+const EMPTY_BATCH: BatchPlanning = {
+  plan: {
+    kind: "repair",
+    segments: [],
+    problems: [
+      {
+        batchIndex: null,
+        code: "no_tool_calls",
+        message: "The response had no tool calls: call finish to end the run, or reply to answer and go on.",
+      },
+    ],
+  },
+  calls: [],
+};
 
 /** A lone, successful `finish` call ends the run. */
 function finishedBy(progress: StepProgress): boolean {
