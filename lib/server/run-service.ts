@@ -93,7 +93,7 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
         { path: "tools", message: error instanceof Error ? error.message : String(error) },
       ]);
     }
-    const files = Object.entries(scenario.workspace).map(([path, content], index) => {
+    const files = Object.entries(scenario.workspace).map(([path, content]) => {
       try {
         return { path: normalizeWorkspacePath(path), content };
       } catch (error) {

@@ -103,7 +103,8 @@ async function loop(environment: RunEnvironment, start: RunStart): Promise<RunSt
     const stepIndex = nextStepIndex;
     nextStepIndex += 1;
     const calls = normalizeCalls(completion.calls, stepIndex);
-    const { plan, calls: preflighted } = calls.length === 0 ? EMPTY_BATCH : planBatch(calls, registry, limits);
+    const { plan, calls: preflighted } =
+      calls.length === 0 ? EMPTY_BATCH : planBatch(calls, registry, limits);
     transcript = [...transcript, { role: "assistant", text: completion.text, calls }];
     const problemOf = new Map(plan.problems.map((problem) => [problem.batchIndex, problem]));
     const notDispatched = (batchIndex: number): CallOutcome | null => {
