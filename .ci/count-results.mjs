@@ -7,13 +7,17 @@ const [logDir, checksFile] = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
 
-for (const file of readdirSync(logDir).filter((name) => name.endsWith(".json")).sort()) {
+for (const file of readdirSync(logDir)
+  .filter((name) => name.endsWith(".json"))
+  .sort()) {
   const report = JSON.parse(readFileSync(path.join(logDir, file), "utf8"));
   if (report.stats) {
     // Playwright: expected = passed, unexpected = failed; a flaky test passed on retry.
     passed += report.stats.expected + report.stats.flaky;
     failed += report.stats.unexpected;
-    console.log(`${file}: ${report.stats.expected + report.stats.flaky} passed, ${report.stats.unexpected} failed`);
+    console.log(
+      `${file}: ${report.stats.expected + report.stats.flaky} passed, ${report.stats.unexpected} failed`,
+    );
   } else {
     passed += report.numPassedTests;
     failed += report.numFailedTests;

@@ -92,7 +92,8 @@ describe(`shared scenarios through the CLI code path on ${testDriverName}`, () =
     expect(report).toMatchObject({ status: "COMPLETED", modelCalls: 3, decisions: [] });
     const repair = report.steps[0];
     expect(repair?.plan).toMatchObject({ kind: "repair", segments: [] });
-    const { problems } = repair?.plan as { problems: Array<{ batchIndex: number | null; code: string }> };
+    const problems =
+      (repair?.plan as { problems?: Array<{ batchIndex: number | null; code: string }> })?.problems ?? [];
     expect(problems[0]).toMatchObject({ batchIndex: null, code: "too_many_calls" });
     expect(problems.some((problem) => problem.batchIndex === 0 && problem.code === "approval_gated")).toBe(
       true,
