@@ -19,6 +19,7 @@ import {
   normalizeWorkspacePath,
   type RunEnvironment,
   type RunRecord,
+  type RunStore,
   type RunStatus,
   runSteps,
   type Scenario,
@@ -32,6 +33,8 @@ const LEASE_MS = 5 * 60_000;
 
 export interface RunServiceOptions {
   faults?: StoreFaults;
+  /** Tests wrap the store to simulate failures the database cannot be made to produce on demand. */
+  wrapStore?(store: RunStore): RunStore;
   log?(message: string, detail?: Record<string, unknown>): void;
 }
 
@@ -48,7 +51,8 @@ export interface StartedRun {
  */
 export function createRunService(handle: DatabaseHandle, options: RunServiceOptions = {}) {
   const { db } = handle;
-  const store = createRunRepository(db, options.faults);
+  const repository = createRunRepository(db, options.faults);
+  const store = options.wrapStore ? options.wrapStore(repository) : repository;
   const stepControllers = new Map<string, AbortController>();
 
   function stepSignal(runId: string): AbortSignal {
