@@ -24,7 +24,7 @@ function writeScenario(content: string): string {
 
 describe("npm run playground -- run <scenario.json>", () => {
   it("prints only the JSON run report on stdout", () => {
-    const result = runCli("run", path.join("..", "shared", "scenarios", "write-then-read-back.json"));
+    const result = runCli("run", path.join("lib", "scenarios", "write-then-read-back.json"));
     expect(result.status).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({ status: "COMPLETED", modelCalls: 2, pending: null });

@@ -16,7 +16,7 @@ import {
 /** A human decision on the pending turn it names (SPEC §5). */
 export interface Decision {
   approve: boolean;
-  turnDigest: string | null | undefined;
+  turnDigest?: string | null;
   actor: string;
   reason?: string | null;
 }

@@ -28,11 +28,9 @@ export async function openScenarioHarness() {
 
 export type ScenarioHarness = Awaited<ReturnType<typeof openScenarioHarness>>;
 
-/** A scenario from the shared examples folder, parsed as the CLI parses it. */
+/** One of the example scenarios (copies of the shared ones, in lib/scenarios), parsed as the CLI parses it. */
 export function loadSharedScenario(fileName: string): Scenario {
-  return parseScenarioJson(
-    readFileSync(path.join(process.cwd(), "..", "shared", "scenarios", fileName), "utf8"),
-  );
+  return parseScenarioJson(readFileSync(path.join(process.cwd(), "lib", "scenarios", fileName), "utf8"));
 }
 
 /** A scenario from an object literal; throws on anything the schema refuses. */

@@ -1,0 +1,23 @@
+/**
+ * The one table from error code to HTTP status (SPEC §5). Route handlers and
+ * server actions both map errors through it; the zod enum of codes is derived
+ * from it, so a new code cannot be added without its status.
+ */
+import { z } from "zod";
+
+export const ERROR_STATUS = {
+  stale_turn: 409,
+  not_waiting: 409,
+  not_auditable: 503,
+  unreadable_state: 422,
+  invalid_request: 400,
+  not_found: 404,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const errorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]);
+
+export function statusForCode(code: ErrorCode): number {
+  return ERROR_STATUS[code];
+}

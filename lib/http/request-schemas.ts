@@ -1,0 +1,23 @@
+import { z } from "zod";
+
+/** POST /api/runs/[id]/decision. A missing or null digest is not a 400: the coordinator refuses it as `stale_turn`. */
+export const decisionRequestSchema = z
+  .object({
+    approve: z.boolean(),
+    turnDigest: z.string().nullable().optional(),
+    actor: z.string().trim().min(1, "who decides must be named").max(200),
+    reason: z.string().max(2000).nullable().optional(),
+  })
+  .strict();
+export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
+
+/** POST /api/runs/[id]/cancel */
+export const cancelRequestSchema = z.object({ scope: z.enum(["turn", "run"]) }).strict();
+
+/** POST /api/faults (only with PLAYGROUND_FAULTS=1) */
+export const faultRequestSchema = z
+  .object({ target: z.enum(["approvals", "steps"]), failNext: z.number().int().min(0).max(1000) })
+  .strict();
+
+/** Run ids are UUIDs; anything else cannot name a run. */
+export const runIdSchema = z.uuid();
