@@ -1,0 +1,627 @@
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createRunRepository, type StoreFaults } from "@/db/repositories/run-repository";
+import { createRunToolContext } from "@/db/repositories/run-tool-context";
+import { approvals, runs, workspaceFiles } from "@/db/schema";
+import { testDriverName } from "@/db/testing/test-database";
+import type { CoordinatorDependencies } from "@/lib/runtime/coordinator/coordinator-dependencies";
+import { type Decision, decide } from "@/lib/runtime/coordinator/decide";
+import {
+  DecisionRefusedError,
+  NotAuditableError,
+  NotWaitingError,
+  RunNotFoundError,
+  StaleApprovalTurnError,
+} from "@/lib/runtime/coordinator/decision-errors";
+import type { RunStore } from "@/lib/runtime/run/run-store";
+import type { PendingTurn } from "@/lib/runtime/run/run-types";
+import { UnreadableStateError } from "@/lib/runtime/run/suspended-state";
+import type { Scenario, ScenarioInput } from "@/lib/runtime/scenario/scenario-schema";
+import { createToolRegistry } from "@/lib/runtime/tools/tool-registry";
+import { createModelForScenario } from "./create-model-for-scenario";
+import { buildScenario, openScenarioHarness, type ScenarioHarness } from "./testing/scenario-harness";
+
+let harness: ScenarioHarness;
+beforeAll(async () => {
+  harness = await openScenarioHarness();
+});
+afterAll(() => harness?.close());
+// Fault counters are shared by the whole file: never let one test's leftovers reach the next.
+afterEach(() => {
+  harness.faults.approvals = 0;
+  harness.faults.steps = 0;
+});
+
+const finish = { calls: [{ name: "finish", arguments: { summary: "done" } }] };
+const OTHER_DIGEST = "0".repeat(64);
+
+/** A gated write (write_file) followed by a retained read; then `finish`. */
+const writeTurn = (name: string, path = "out.txt"): ScenarioInput => ({
+  name,
+  workspace: { "seed.txt": "seed" },
+  model: {
+    kind: "scripted",
+    turns: [
+      {
+        calls: [
+          { id: "w1", name: "write_file", arguments: { path, content: "written" } },
+          { id: "r1", name: "read_file", arguments: { path: "seed.txt" } },
+        ],
+      },
+      finish,
+    ],
+  },
+});
+
+/** A custom NON_IDEMPOTENT_WRITE barrier whose executions are counted by `call_started`. */
+const deployTool = (delayMs = 0) => ({
+  name: "deploy",
+  description: "Deploy a service",
+  resourceClass: "write" as const,
+  effect: "NON_IDEMPOTENT_WRITE" as const,
+  approval: "always" as const,
+  delayMs,
+  result: { deployed: true },
+});
+
+const deployTurn = (name: string, delayMs = 0): ScenarioInput => ({
+  name,
+  tools: [deployTool(delayMs)],
+  model: {
+    kind: "scripted",
+    turns: [
+      {
+        calls: [
+          { name: "list_files", arguments: {} },
+          { name: "deploy", arguments: {} },
+        ],
+      },
+      finish,
+    ],
+  },
+});
+
+/** A READ tool that still asks for approval. */
+const peekTool = {
+  name: "peek",
+  description: "Look at something, with permission",
+  resourceClass: "pure_read" as const,
+  effect: "READ" as const,
+  approval: "always" as const,
+  result: { seen: true },
+};
+
+/** Starts a run and lets it reach its first barrier; returns the pending turn the report shows. */
+async function startWaiting(input: ScenarioInput): Promise<{ runId: string; pending: PendingTurn }> {
+  const { runId, settled } = await harness.service.startRun(buildScenario(input));
+  expect(await settled).toBe("WAITING_FOR_APPROVAL");
+  const report = await harness.service.getReport(runId);
+  if (!report?.pending) throw new Error(`run ${runId} has no pending turn`);
+  return { runId, pending: report.pending };
+}
+
+async function runRow(runId: string) {
+  const [row] = await harness.handle.db.select().from(runs).where(eq(runs.id, runId));
+  if (!row) throw new Error(`no run ${runId}`);
+  return row;
+}
+
+/** The stored state as the database renders it, to compare byte for byte. */
+async function storedStateText(runId: string): Promise<string | null> {
+  const [row] = await harness.handle.db
+    .select({ state: sql<string | null>`${runs.state}::text` })
+    .from(runs)
+    .where(eq(runs.id, runId));
+  return row?.state ?? null;
+}
+
+const approvalRows = (runId: string) =>
+  harness.handle.db.select().from(approvals).where(eq(approvals.runId, runId));
+
+const workspace = async (runId: string) =>
+  Object.fromEntries(
+    (await harness.handle.db.select().from(workspaceFiles).where(eq(workspaceFiles.runId, runId))).map(
+      (file) => [file.path, file.content],
+    ),
+  );
+
+async function eventsOf(runId: string, type: string) {
+  return (await harness.events(runId)).filter((event) => event.type === type);
+}
+
+/** How many times the call at `batchIndex` of step 0 was started. */
+async function startsOf(runId: string, batchIndex: number): Promise<number> {
+  const started = await eventsOf(runId, "call_started");
+  return started.filter((event) => {
+    const payload = event.payload as { stepIndex: number; batchIndex: number };
+    return payload.stepIndex === 0 && payload.batchIndex === batchIndex;
+  }).length;
+}
+
+/** Awaits a refusal and checks its class and code; fails the test if the promise resolves. */
+async function refusal<E extends Error>(
+  promise: Promise<unknown>,
+  type: abstract new (...args: never[]) => E,
+  code: string,
+): Promise<E> {
+  const outcome = await promise.then(
+    (value) => ({ resolved: value }),
+    (error: unknown) => ({ error }),
+  );
+  if (!("error" in outcome)) throw new Error(`expected ${code}, but it resolved ${JSON.stringify(outcome)}`);
+  expect(outcome.error).toBeInstanceOf(type);
+  expect(outcome.error).toMatchObject({ code });
+  return outcome.error as E;
+}
+
+/** The run waits exactly as before: same status, same pending turn, no claim held. */
+async function expectStillWaiting(runId: string, pending: PendingTurn) {
+  const row = await runRow(runId);
+  expect(row).toMatchObject({ status: "WAITING_FOR_APPROVAL", claimToken: null, leaseExpiresAt: null });
+  expect((await harness.service.getReport(runId))?.pending).toEqual(pending);
+}
+
+/**
+ * Coordinator dependencies like the run service's, over `store` (usually the
+ * real repository with one method replaced), for faults the service cannot inject.
+ */
+function coordinatorWith(store: RunStore): CoordinatorDependencies {
+  return {
+    store,
+    createEnvironment(run, claimToken) {
+      const scenario = run.scenario as Scenario;
+      return {
+        runId: run.id,
+        claimToken,
+        store,
+        model: createModelForScenario(scenario),
+        registry: createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals }),
+        limits: run.limits,
+        stepSignal: () => new AbortController().signal,
+        createToolContext: (signal) => createRunToolContext(harness.handle.db, run.id, signal),
+      };
+    },
+    createClaimToken: () => randomUUID(),
+    leaseMs: 60_000,
+  };
+}
+
+const approve = (pending: PendingTurn | null | undefined, actor = "alice"): Decision => ({
+  approve: true,
+  turnDigest: pending?.turnDigest,
+  actor,
+});
+
+describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
+  describe("gate 1: turn binding", () => {
+    it("refuses a digest that is not the pending turn's, leaves the run waiting, and accepts the right one after", async () => {
+      const { runId, pending } = await startWaiting(writeTurn("stale digest"));
+      const before = await storedStateText(runId);
+
+      const error = await refusal(
+        harness.service.decide(runId, { approve: true, turnDigest: OTHER_DIGEST, actor: "alice" }),
+        StaleApprovalTurnError,
+        "stale_turn",
+      );
+      expect(error.pending).toEqual(pending);
+      expect(error).toMatchObject({ expected: pending.turnDigest, received: OTHER_DIGEST, runId });
+      await expectStillWaiting(runId, pending);
+      expect(await storedStateText(runId)).toBe(before);
+      expect(await startsOf(runId, 0)).toBe(0);
+      expect(await workspace(runId)).toEqual({ "seed.txt": "seed" });
+      expect(await approvalRows(runId)).toEqual([]);
+      expect(await eventsOf(runId, "approval_decided")).toEqual([]);
+
+      expect(await harness.service.decide(runId, approve(pending))).toEqual({
+        outcome: "executed",
+        status: "COMPLETED",
+      });
+      expect(await startsOf(runId, 0)).toBe(1);
+      expect(await workspace(runId)).toEqual({ "seed.txt": "seed", "out.txt": "written" });
+      expect(await approvalRows(runId)).toMatchObject([
+        { turnDigest: pending.turnDigest, approve: true, actor: "alice" },
+      ]);
+    });
+
+    it("refuses the digest of an earlier turn once the run waits at the next barrier", async () => {
+      const { runId, pending: first } = await startWaiting({
+        name: "earlier turn's digest",
+        model: {
+          kind: "scripted",
+          turns: [
+            {
+              calls: [
+                { id: "w1", name: "write_file", arguments: { path: "x", content: "1" } },
+                { id: "w2", name: "write_file", arguments: { path: "y", content: "2" } },
+              ],
+            },
+            finish,
+          ],
+        },
+      });
+      expect(await harness.service.decide(runId, approve(first))).toEqual({
+        outcome: "executed",
+        status: "WAITING_FOR_APPROVAL",
+      });
+      const second = (await harness.service.getReport(runId))?.pending;
+      if (!second) throw new Error("the run should wait at the second barrier");
+      expect(second.turnDigest).not.toBe(first.turnDigest);
+
+      // Replaying the first decision (same digest) now names a turn that is no longer pending.
+      const error = await refusal(
+        harness.service.decide(runId, approve(first)),
+        StaleApprovalTurnError,
+        "stale_turn",
+      );
+      expect(error.pending).toEqual(second);
+      await expectStillWaiting(runId, second);
+      expect(await startsOf(runId, 1)).toBe(0);
+      expect(await workspace(runId)).toEqual({ x: "1" });
+      expect(await approvalRows(runId)).toHaveLength(1);
+    });
+
+    it.each([
+      ["an approval", true, null],
+      ["an approval", true, undefined],
+      ["a denial", false, null],
+      ["a denial", false, undefined],
+    ] as const)("refuses %s with a %s digest as stale_turn", async (_kind, approveIt, turnDigest) => {
+      const { runId, pending } = await startWaiting(writeTurn(`missing digest ${approveIt} ${turnDigest}`));
+      const error = await refusal(
+        harness.service.decide(runId, { approve: approveIt, turnDigest, actor: "alice", reason: "because" }),
+        StaleApprovalTurnError,
+        "stale_turn",
+      );
+      expect(error.pending).toEqual(pending);
+      expect(error.received).toBeNull();
+      await expectStillWaiting(runId, pending);
+      expect(await startsOf(runId, 0)).toBe(0);
+      expect(await approvalRows(runId)).toEqual([]);
+      expect(await eventsOf(runId, "approval_decided")).toEqual([]);
+      expect(await eventsOf(runId, "calls_invalidated")).toEqual([]);
+    });
+
+    it("refuses a denial with a wrong digest: nothing is denied", async () => {
+      const { runId, pending } = await startWaiting(writeTurn("stale denial"));
+      await refusal(
+        harness.service.decide(runId, { approve: false, turnDigest: OTHER_DIGEST, actor: "alice" }),
+        StaleApprovalTurnError,
+        "stale_turn",
+      );
+      await expectStillWaiting(runId, pending);
+      const report = await harness.service.getReport(runId);
+      expect(report?.steps[0]?.calls.map((call) => call.status)).toEqual(["pending", "pending"]);
+      expect(await approvalRows(runId)).toEqual([]);
+    });
+  });
+
+  describe("runs that cannot be decided", () => {
+    it("answers not_found for an unknown run id", async () => {
+      const error = await refusal(
+        harness.service.decide(randomUUID(), { approve: true, turnDigest: OTHER_DIGEST, actor: "alice" }),
+        RunNotFoundError,
+        "not_found",
+      );
+      expect(error.pending).toBeNull();
+    });
+
+    it("answers not_waiting to a second decision on a run the first one finished", async () => {
+      const { runId, pending } = await startWaiting(writeTurn("decided twice"));
+      expect(await harness.service.decide(runId, approve(pending))).toEqual({
+        outcome: "executed",
+        status: "COMPLETED",
+      });
+      for (const decision of [approve(pending, "bob"), { ...approve(pending, "bob"), approve: false }]) {
+        const error = await refusal(harness.service.decide(runId, decision), NotWaitingError, "not_waiting");
+        expect(error.pending).toBeNull();
+      }
+      expect(await startsOf(runId, 0)).toBe(1);
+      expect(await approvalRows(runId)).toHaveLength(1);
+      expect(await eventsOf(runId, "approval_decided")).toHaveLength(1);
+      expect((await runRow(runId)).status).toBe("COMPLETED");
+    });
+
+    it("answers not_waiting while the run is RUNNING", async () => {
+      const { runId, settled } = await harness.service.startRun(
+        buildScenario({
+          name: "decide while running",
+          tools: [{ ...peekTool, name: "slow_peek", approval: "never", delayMs: 400 }],
+          model: { kind: "scripted", turns: [{ calls: [{ name: "slow_peek", arguments: {} }] }, finish] },
+        }),
+      );
+      await refusal(
+        harness.service.decide(runId, { approve: true, turnDigest: OTHER_DIGEST, actor: "alice" }),
+        NotWaitingError,
+        "not_waiting",
+      );
+      expect(await settled).toBe("COMPLETED");
+      expect(await approvalRows(runId)).toEqual([]);
+    });
+
+    it("answers not_waiting, re-signalling the pending turn, when the claim is lost", async () => {
+      const { runId, pending } = await startWaiting(writeTurn("claim lost"));
+      const repository = createRunRepository(harness.handle.db);
+      const coordinator = coordinatorWith({ ...repository, claimWaitingRun: async () => null });
+      const error = await refusal(
+        decide(runId, approve(pending), coordinator),
+        NotWaitingError,
+        "not_waiting",
+      );
+      expect(error.pending).toEqual(pending);
+      await expectStillWaiting(runId, pending);
+      expect(await approvalRows(runId)).toEqual([]);
+    });
+  });
+
+  describe("unreadable suspended state", () => {
+    it("refuses before claiming: the row is left exactly as it was", async () => {
+      const { runId } = await startWaiting(writeTurn("corrupt before claim"));
+      await harness.handle.db.execute(
+        sql`update runs set state = '{"garbage":true}'::jsonb where id = ${runId}`,
+      );
+      const rowBefore = await runRow(runId);
+      const stateBefore = await storedStateText(runId);
+      const eventsBefore = await harness.events(runId);
+
+      const error = await refusal(
+        harness.service.decide(runId, { approve: true, turnDigest: OTHER_DIGEST, actor: "alice" }),
+        UnreadableStateError,
+        "unreadable_state",
+      );
+      expect(error.runId).toBe(runId);
+      const rowAfter = await runRow(runId);
+      expect(rowAfter).toEqual(rowBefore);
+      expect(rowAfter).toMatchObject({
+        status: "WAITING_FOR_APPROVAL",
+        claimToken: null,
+        state: { garbage: true },
+      });
+      expect(await storedStateText(runId)).toBe(stateBefore);
+      expect(await harness.events(runId)).toEqual(eventsBefore);
+      expect(await approvalRows(runId)).toEqual([]);
+      expect(await startsOf(runId, 0)).toBe(0);
+    });
+
+    it("settles the run FAILED when the claimed row cannot be decoded, keeping its stored state", async () => {
+      const { runId, pending } = await startWaiting(writeTurn("corrupt after claim"));
+      const stateBefore = await storedStateText(runId);
+      const repository = createRunRepository(harness.handle.db);
+      const coordinator = coordinatorWith({
+        ...repository,
+        async claimWaitingRun(id, token, leaseMs) {
+          const claimed = await repository.claimWaitingRun(id, token, leaseMs);
+          return claimed && { ...claimed, state: { garbage: true } };
+        },
+      });
+
+      await refusal(decide(runId, approve(pending), coordinator), UnreadableStateError, "unreadable_state");
+      const row = await runRow(runId);
+      expect(row).toMatchObject({ status: "FAILED", claimToken: null, leaseExpiresAt: null });
+      expect(row.error?.code).toBe("unreadable_state");
+      expect(row.state).not.toBeNull();
+      expect(await storedStateText(runId)).toBe(stateBefore);
+      expect((await harness.service.getReport(runId))?.error?.code).toBe("unreadable_state");
+      expect(await eventsOf(runId, "run_finished")).toMatchObject([
+        { payload: { status: "FAILED", error: { code: "unreadable_state" } } },
+      ]);
+      expect(await startsOf(runId, 0)).toBe(0);
+      expect(await approvalRows(runId)).toEqual([]);
+    });
+  });
+
+  describe("gate 2: fail-closed audit", () => {
+    it("refuses an unaudited approval of a write turn, hands the run back, and a retry succeeds", async () => {
+      const { runId, pending } = await startWaiting(writeTurn("audit outage on a write"));
+      const stateBefore = await storedStateText(runId);
+      harness.faults.approvals = 1;
+
+      const error = await refusal(
+        harness.service.decide(runId, approve(pending)),
+        NotAuditableError,
+        "not_auditable",
+      );
+      expect(harness.faults.approvals).toBe(0);
+      expect(error.pending).toEqual(pending);
+      await expectStillWaiting(runId, pending);
+      expect(await storedStateText(runId)).toBe(stateBefore);
+      expect(await startsOf(runId, 0)).toBe(0);
+      expect(await workspace(runId)).toEqual({ "seed.txt": "seed" });
+      expect(await approvalRows(runId)).toEqual([]);
+      expect(await eventsOf(runId, "approval_decided")).toEqual([]);
+
+      expect(await harness.service.decide(runId, approve(pending, "bob"))).toEqual({
+        outcome: "executed",
+        status: "COMPLETED",
+      });
+      expect(await workspace(runId)).toEqual({ "seed.txt": "seed", "out.txt": "written" });
+      expect(await approvalRows(runId)).toMatchObject([{ approve: true, actor: "bob" }]);
+    });
+
+    it("refuses an unaudited approval of a gated read when a retained call writes", async () => {
+      const { runId, pending } = await startWaiting({
+        name: "audit outage, read barrier, write retained",
+        tools: [peekTool],
+        model: {
+          kind: "scripted",
+          turns: [
+            {
+              calls: [
+                { name: "peek", arguments: {} },
+                { name: "memory_set", arguments: { key: "k", value: 1 } },
+              ],
+            },
+            finish,
+          ],
+        },
+      });
+      expect(pending.calls.map((call) => call.name)).toEqual(["peek", "memory_set"]);
+      harness.faults.approvals = 1;
+      await refusal(harness.service.decide(runId, approve(pending)), NotAuditableError, "not_auditable");
+      await expectStillWaiting(runId, pending);
+      expect(await startsOf(runId, 0)).toBe(0);
+      expect(await startsOf(runId, 1)).toBe(0);
+    });
+
+    it("lets an unaudited approval of a read-only turn proceed", async () => {
+      const { runId, pending } = await startWaiting({
+        name: "audit outage on a read-only turn",
+        tools: [peekTool],
+        workspace: { "a.txt": "A" },
+        model: {
+          kind: "scripted",
+          turns: [
+            {
+              calls: [
+                { name: "peek", arguments: {} },
+                { name: "read_file", arguments: { path: "a.txt" } },
+                { name: "list_files", arguments: {} },
+              ],
+            },
+            finish,
+          ],
+        },
+      });
+      expect(pending.calls.map((call) => call.name)).toEqual(["peek", "read_file", "list_files"]);
+      harness.faults.approvals = 1;
+
+      expect(await harness.service.decide(runId, approve(pending))).toEqual({
+        outcome: "executed",
+        status: "COMPLETED",
+      });
+      expect(harness.faults.approvals).toBe(0);
+      expect(await approvalRows(runId)).toEqual([]);
+      expect(await eventsOf(runId, "approval_decided")).toMatchObject([
+        { payload: { audited: false, approve: true, outcome: "executed", turnDigest: pending.turnDigest } },
+      ]);
+      const report = await harness.service.getReport(runId);
+      expect(report?.steps[0]?.calls.map((call) => call.status)).toEqual(["ok", "ok", "ok"]);
+      expect(report?.steps[0]?.calls[0]?.result).toEqual({ seen: true });
+    });
+
+    it("lets an unaudited denial of a write turn proceed", async () => {
+      const { runId, pending } = await startWaiting(writeTurn("audit outage on a denial"));
+      harness.faults.approvals = 1;
+
+      expect(
+        await harness.service.decide(runId, {
+          approve: false,
+          turnDigest: pending.turnDigest,
+          actor: "alice",
+          reason: "not today",
+        }),
+      ).toEqual({ outcome: "denied", status: "COMPLETED" });
+      expect(harness.faults.approvals).toBe(0);
+      expect(await approvalRows(runId)).toEqual([]);
+      expect(await eventsOf(runId, "approval_decided")).toMatchObject([
+        { payload: { audited: false, approve: false, outcome: "denied", reason: "not today" } },
+      ]);
+      expect(await startsOf(runId, 0)).toBe(0);
+      expect(await workspace(runId)).toEqual({ "seed.txt": "seed" });
+      const report = await harness.service.getReport(runId);
+      expect(report?.steps[0]?.calls.map((call) => call.status)).toEqual(["denied", "invalidated"]);
+      expect(report?.steps[0]?.calls[0]?.error?.message).toContain("not today");
+    });
+  });
+
+  describe("a refusal whose release fails", () => {
+    it.each([
+      ["a stale digest", false, OTHER_DIGEST],
+      ["an unaudited write approval", true, null],
+    ] as const)(
+      "settles the run FAILED, never leaving it RUNNING (%s)",
+      async (_case, approvalFault, digest) => {
+        const { runId, pending } = await startWaiting(writeTurn("release fails"));
+        const faults: StoreFaults = { takeApprovalFault: () => approvalFault, takeStepFault: () => false };
+        const coordinator = coordinatorWith({
+          ...createRunRepository(harness.handle.db, faults),
+          releaseRun: async () => false,
+        });
+        const decision: Decision = { ...approve(pending), turnDigest: digest ?? pending.turnDigest };
+
+        const error = await refusal(
+          decide(runId, decision, coordinator),
+          DecisionRefusedError,
+          "not_waiting",
+        );
+        expect(error.pending).toBeNull();
+        const row = await runRow(runId);
+        expect(row).toMatchObject({ status: "FAILED", claimToken: null, leaseExpiresAt: null });
+        expect(row.error?.code).toBe("release_failed");
+        expect(row.state).not.toBeNull();
+        expect(await eventsOf(runId, "run_finished")).toMatchObject([{ payload: { status: "FAILED" } }]);
+        expect(await startsOf(runId, 0)).toBe(0);
+        expect(await workspace(runId)).toEqual({ "seed.txt": "seed" });
+        expect(await eventsOf(runId, "approval_decided")).toEqual([]);
+      },
+    );
+  });
+
+  describe("fail-closed step audit", () => {
+    it("fails the run with audit_failed when an approved write ran but its record could not be stored", async () => {
+      const { runId, pending } = await startWaiting(writeTurn("step audit outage"));
+      harness.faults.steps = 1;
+
+      expect(await harness.service.decide(runId, approve(pending))).toEqual({
+        outcome: "executed",
+        status: "FAILED",
+      });
+      expect(harness.faults.steps).toBe(0);
+      const row = await runRow(runId);
+      expect(row).toMatchObject({ status: "FAILED", claimToken: null });
+      expect(row.error?.code).toBe("audit_failed");
+      // The write did happen; only its record is missing, so nothing after it may run.
+      expect(await startsOf(runId, 0)).toBe(1);
+      expect(await workspace(runId)).toEqual({ "seed.txt": "seed", "out.txt": "written" });
+      expect(await startsOf(runId, 1)).toBe(0);
+      expect(await eventsOf(runId, "call_settled")).toEqual([]);
+      const report = await harness.service.getReport(runId);
+      expect(report).toMatchObject({ status: "FAILED", error: { code: "audit_failed" }, modelCalls: 1 });
+    });
+
+    it("lets the run go on when an approved read's record could not be stored", async () => {
+      const { runId, pending } = await startWaiting({
+        name: "step audit outage on a read",
+        tools: [peekTool],
+        model: { kind: "scripted", turns: [{ calls: [{ name: "peek", arguments: {} }] }, finish] },
+      });
+      harness.faults.steps = 1;
+      expect(await harness.service.decide(runId, approve(pending))).toEqual({
+        outcome: "executed",
+        status: "COMPLETED",
+      });
+      expect(harness.faults.steps).toBe(0);
+    });
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    "32 concurrent approvals of one turn: exactly one executes it, once",
+    async () => {
+      const { runId, pending } = await startWaiting(deployTurn("race", 50));
+      const barrier = pending.calls[0];
+      expect(barrier?.name).toBe("deploy");
+
+      const results = await Promise.allSettled(
+        Array.from({ length: 32 }, (_, index) =>
+          harness.service.decide(runId, approve(pending, `actor-${index}`)),
+        ),
+      );
+      const fulfilled = results.filter((result) => result.status === "fulfilled");
+      const rejected = results.filter((result) => result.status === "rejected");
+      expect(fulfilled.map((result) => result.value)).toEqual([{ outcome: "executed", status: "COMPLETED" }]);
+      expect(rejected).toHaveLength(31);
+      for (const result of rejected) {
+        expect(result.reason).toBeInstanceOf(NotWaitingError);
+        expect(result.reason).toMatchObject({ code: "not_waiting" });
+      }
+      expect(await startsOf(runId, barrier?.batchIndex ?? -1)).toBe(1);
+      expect(await eventsOf(runId, "approval_decided")).toHaveLength(1);
+      expect(await approvalRows(runId)).toHaveLength(1);
+      const report = await harness.service.getReport(runId);
+      expect(report?.steps[0]?.calls.find((call) => call.name === "deploy")).toMatchObject({
+        status: "ok",
+        result: { deployed: true },
+      });
+    },
+  );
+});
