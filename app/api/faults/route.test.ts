@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { DatabaseHandle } from "@/db/client";
+import { openTestDatabase } from "@/db/testing/test-database";
+
+let handle: DatabaseHandle;
+beforeAll(async () => {
+  vi.stubEnv("PLAYGROUND_FAULTS", "");
+  const opening = openTestDatabase();
+  (globalThis as { toolPlaygroundDatabase?: Promise<DatabaseHandle> }).toolPlaygroundDatabase = opening;
+  handle = await opening;
+});
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  delete (globalThis as { toolPlaygroundDatabase?: unknown }).toolPlaygroundDatabase;
+  delete (globalThis as { toolPlaygroundService?: unknown }).toolPlaygroundService;
+  await handle?.close();
+});
+
+describe("/api/faults without PLAYGROUND_FAULTS=1", () => {
+  it("does not exist: nothing can be injected", async () => {
+    const { GET, POST } = await import("./route");
+    expect((await GET()).status).toBe(404);
+    const armed = await POST(
+      new Request("http://test/api/faults", {
+        method: "POST",
+        body: JSON.stringify({ target: "approvals", failNext: 1 }),
+      }),
+    );
+    expect(armed.status).toBe(404);
+    expect((await armed.json()).error.code).toBe("not_found");
+  });
+});
