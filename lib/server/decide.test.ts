@@ -262,11 +262,11 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
     });
 
     it.each([
-      ["an approval", true, null],
-      ["an approval", true, undefined],
-      ["a denial", false, null],
-      ["a denial", false, undefined],
-    ] as const)("refuses %s with a %s digest as stale_turn", async (_kind, approveIt, turnDigest) => {
+      ["an approval", "null", true, null],
+      ["an approval", "undefined", true, undefined],
+      ["a denial", "null", false, null],
+      ["a denial", "undefined", false, undefined],
+    ] as const)("refuses %s with a %s digest as stale_turn", async (_kind, _label, approveIt, turnDigest) => {
       const { runId, pending } = await startWaiting(writeTurn(`missing digest ${approveIt} ${turnDigest}`));
       const error = await refusal(
         harness.service.decide(runId, { approve: approveIt, turnDigest, actor: "alice", reason: "because" }),
@@ -624,4 +624,32 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
       });
     },
   );
+
+  describe("failures after the claim", () => {
+    it("settles the run FAILED, never RUNNING, when announcing the decision fails", async () => {
+      const { runId, pending } = await startWaiting(writeTurn("announce fails"));
+      const repository = createRunRepository(harness.handle.db);
+      const coordinator = coordinatorWith({
+        ...repository,
+        appendEvent: async (id, type, payload) => {
+          if (type === "approval_decided") throw new Error("connection reset");
+          return repository.appendEvent(id, type, payload);
+        },
+      });
+      await expect(decide(runId, approve(pending), coordinator)).rejects.toThrow("connection reset");
+      const row = await runRow(runId);
+      expect(row).toMatchObject({ status: "FAILED", claimToken: null, error: { code: "internal_error" } });
+      expect(await workspace(runId)).not.toHaveProperty("out.txt");
+    });
+
+    it("refuses a digest that is not a string as stale_turn and leaves the run waiting", async () => {
+      const { runId, pending } = await startWaiting(writeTurn("numeric digest"));
+      await refusal(
+        harness.service.decide(runId, { approve: true, turnDigest: 42 as unknown as string, actor: "alice" }),
+        StaleApprovalTurnError,
+        "stale_turn",
+      );
+      await expectStillWaiting(runId, pending);
+    });
+  });
 });

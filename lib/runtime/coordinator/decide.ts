@@ -1,4 +1,5 @@
 import { declaresWrite } from "../declares-write";
+import { RuntimeError } from "../errors";
 import { runSteps } from "../run/run-loop";
 import type { RunRecord } from "../run/run-store";
 import type { RunStatus, SuspendedState } from "../run/run-types";
@@ -59,6 +60,40 @@ export async function decide(
       await currentPending(dependencies, runId),
     );
 
+  // From here on this worker holds the claim: whatever goes wrong before the
+  // run loop takes over must not leave the run RUNNING with no worker.
+  let prepared: Awaited<ReturnType<typeof applyDecision>>;
+  try {
+    prepared = await applyDecision(runId, decision, claimed, claimToken, dependencies);
+  } catch (error) {
+    if (!(error instanceof RuntimeError)) {
+      await store.forceFail(runId, {
+        code: "internal_error",
+        message: `The decision failed after the run was claimed: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
+    throw error;
+  }
+  const { state, environment, outcome, reason } = prepared;
+  const status = await runSteps(environment, {
+    transcript: state.transcript,
+    modelCalls: claimed.modelCalls,
+    nextStepIndex: state.stepIndex + 1,
+    progress: state,
+    barrierAction: decision.approve ? { kind: "approve" } : { kind: "deny", reason },
+  });
+  return { outcome, status };
+}
+
+/** Post-claim checks, audit and announcement of a decision (SPEC §5 steps 3–6). */
+async function applyDecision(
+  runId: string,
+  decision: Decision,
+  claimed: RunRecord,
+  claimToken: string,
+  dependencies: CoordinatorDependencies,
+) {
+  const { store } = dependencies;
   let state: SuspendedState;
   try {
     state = decodeSuspendedState(runId, claimed.state);
@@ -70,16 +105,14 @@ export async function decide(
   }
 
   const expected = await computeTurnDigest(state.pending.calls);
-  if (!digestsEqual(decision.turnDigest, expected)) {
+  // Surfaces validate the body, but a digest that is not a string must still be a refusal, not a crash.
+  const received = typeof decision.turnDigest === "string" ? decision.turnDigest : null;
+  if (!digestsEqual(received, expected)) {
     await release(
       dependencies,
       claimed,
       claimToken,
-      new StaleApprovalTurnError(
-        runId,
-        { ...state.pending, turnDigest: expected },
-        decision.turnDigest ?? null,
-      ),
+      new StaleApprovalTurnError(runId, { ...state.pending, turnDigest: expected }, received),
     );
   }
 
@@ -102,7 +135,7 @@ export async function decide(
     });
   }
 
-  const outcome = decision.approve ? "executed" : "denied";
+  const outcome: DecisionResult["outcome"] = decision.approve ? "executed" : "denied";
   await store.appendEvent(runId, "approval_decided", {
     stepIndex: state.stepIndex,
     turnDigest: expected,
@@ -112,14 +145,7 @@ export async function decide(
     audited,
     outcome,
   });
-  const status = await runSteps(environment, {
-    transcript: state.transcript,
-    modelCalls: claimed.modelCalls,
-    nextStepIndex: state.stepIndex + 1,
-    progress: state,
-    barrierAction: decision.approve ? { kind: "approve" } : { kind: "deny", reason },
-  });
-  return { outcome, status };
+  return { state, environment, outcome, reason };
 }
 
 /** Gives a refused run back to the waiting state, then throws the refusal. */
