@@ -1,7 +1,8 @@
 import { RuntimeError } from "../errors";
 import type { ModelToolCall, TranscriptEntry } from "../model/model";
 import { type BatchPlanning, planBatch } from "../plan-batch";
-import type { PlanProblem, ToolCall } from "../types";
+import type { PreflightedCall } from "../preflight";
+import type { Plan, PlanProblem, ToolCall } from "../types";
 import { executeCall } from "./execute-call";
 import { CANCELLED_RUN, CANCELLED_TURN, executeStep, invalidateRemaining } from "./execute-step";
 import type { RunEnvironment } from "./run-environment";
@@ -106,32 +107,18 @@ async function loop(environment: RunEnvironment, start: RunStart): Promise<RunSt
     const { plan, calls: preflighted } =
       calls.length === 0 ? EMPTY_BATCH : planBatch(calls, registry, limits);
     transcript = [...transcript, { role: "assistant", text: completion.text, calls }];
-    const problemOf = new Map(plan.problems.map((problem) => [problem.batchIndex, problem]));
-    const notDispatched = (batchIndex: number): CallOutcome | null => {
-      const problem = problemOf.get(batchIndex);
-      if (plan.kind === "repair") {
-        return {
-          status: "not_dispatched",
-          result: null,
-          error: problem ?? { code: "repair", message: "The batch was sent back for repair." },
-        };
-      }
-      return problem
-        ? { status: "not_dispatched", result: null, error: { code: problem.code, message: problem.message } }
-        : null;
-    };
-    const outcomes: Record<string, CallOutcome> = {};
-    for (const call of preflighted) {
-      const outcome = notDispatched(call.batchIndex);
-      if (outcome) outcomes[call.batchIndex] = outcome;
-    }
+    const outcomes = notDispatchedOutcomes(plan, preflighted);
+    const plannedMetrics = computeStepMetrics(plan, calls.length, limits, {
+      completedWaves: 0,
+      invalidatedCount: 0,
+    });
     await store.recordStep(
       runId,
       {
         index: stepIndex,
         text: completion.text,
         plan,
-        metrics: computeStepMetrics(plan, calls.length, limits, { completedWaves: 0, invalidatedCount: 0 }),
+        metrics: plannedMetrics,
         calls: preflighted.map((call) => ({
           call,
           status: outcomes[call.batchIndex]?.status ?? "pending",
@@ -142,11 +129,7 @@ async function loop(environment: RunEnvironment, start: RunStart): Promise<RunSt
     );
 
     if (plan.kind === "repair") {
-      await store.finishStep(
-        runId,
-        stepIndex,
-        computeStepMetrics(plan, calls.length, limits, { completedWaves: 0, invalidatedCount: 0 }),
-      );
+      await store.finishStep(runId, stepIndex, plannedMetrics);
       repairAttempts += 1;
       if (repairAttempts > limits.maxRepairAttempts)
         throw new RepairExhaustedError(limits.maxRepairAttempts, plan.problems);
@@ -218,6 +201,29 @@ const EMPTY_BATCH: BatchPlanning = {
   },
   calls: [],
 };
+
+/**
+ * Outcomes known at planning time: every call of a repair plan, and each call
+ * an execute plan lists as a problem, is settled `not_dispatched` with its
+ * problem as the error (SPEC §3 rules 1b–6).
+ */
+function notDispatchedOutcomes(plan: Plan, calls: readonly PreflightedCall[]): Record<string, CallOutcome> {
+  const problemOf = new Map(plan.problems.map((problem) => [problem.batchIndex, problem]));
+  const outcomes: Record<string, CallOutcome> = {};
+  for (const call of calls) {
+    const problem = problemOf.get(call.batchIndex) ?? (plan.kind === "repair" ? BATCH_SENT_BACK : undefined);
+    if (problem) {
+      outcomes[call.batchIndex] = {
+        status: "not_dispatched",
+        result: null,
+        error: { code: problem.code, message: problem.message },
+      };
+    }
+  }
+  return outcomes;
+}
+
+const BATCH_SENT_BACK = { code: "repair", message: "The batch was sent back for repair." };
 
 /** A lone, successful `finish` call ends the run. */
 function finishedBy(progress: StepProgress): boolean {
