@@ -1,8 +1,8 @@
 import { runSteps } from "../run/run-loop";
 import type { RunStatus } from "../run/run-types";
-import { decodeSuspendedState } from "../run/suspended-state";
+import { claimWaitingRun, holdingClaim, requireRun, resumeClaimedRun } from "./claim-waiting-run";
 import type { CoordinatorDependencies } from "./coordinator-dependencies";
-import { NotWaitingError, RunNotFoundError } from "./decision-errors";
+import { NotWaitingError } from "./decision-errors";
 
 /** The run's status once the cancellation was applied (RUNNING: its worker will stop at the next boundary). */
 export interface CancelResult {
@@ -23,33 +23,18 @@ export async function cancelRun(
   dependencies: CoordinatorDependencies & { abortInProcess?(runId: string): void },
 ): Promise<CancelResult> {
   const { store } = dependencies;
-  const run = await store.getRun(runId);
-  if (!run) throw new RunNotFoundError(runId);
+  const run = await requireRun(store, runId);
   if (run.status === "RUNNING") {
-    if (!(await store.requestCancel(runId, scope)))
+    if (!(await store.requestCancel(runId, scope))) {
       throw new NotWaitingError(runId, (await store.getRun(runId))?.status ?? "gone");
+    }
     dependencies.abortInProcess?.(runId);
     return { status: "RUNNING" };
   }
-  if (run.status !== "WAITING_FOR_APPROVAL") throw new NotWaitingError(runId, run.status);
-
-  decodeSuspendedState(runId, run.state);
-  const claimToken = dependencies.createClaimToken();
-  const claimed = await store.claimWaitingRun(runId, claimToken, dependencies.leaseMs);
-  if (!claimed) throw new NotWaitingError(runId, (await store.getRun(runId))?.status ?? "gone");
-  let state: ReturnType<typeof decodeSuspendedState>;
-  try {
-    state = decodeSuspendedState(runId, claimed.state);
-  } catch (error) {
-    await store.forceFail(runId, { code: "unreadable_state", message: String(error) });
-    throw error;
-  }
-  const status = await runSteps(dependencies.createEnvironment(claimed, claimToken), {
-    transcript: state.transcript,
-    modelCalls: claimed.modelCalls,
-    nextStepIndex: state.stepIndex + 1,
-    progress: state,
-    barrierAction: { kind: "cancel", scope },
-  });
+  const claim = await claimWaitingRun(run, dependencies);
+  const environment = await holdingClaim(store, runId, async () =>
+    dependencies.createEnvironment(claim.run, claim.claimToken),
+  );
+  const status = await runSteps(environment, resumeClaimedRun(claim, { kind: "cancel", scope }));
   return { status };
 }

@@ -1,16 +1,20 @@
 import { declaresWrite } from "../declares-write";
-import { RuntimeError } from "../errors";
 import { runSteps } from "../run/run-loop";
 import type { RunRecord } from "../run/run-store";
-import type { RunStatus, SuspendedState } from "../run/run-types";
-import { decodeSuspendedState, UnreadableStateError } from "../run/suspended-state";
+import type { RunStatus } from "../run/run-types";
 import { computeTurnDigest, digestsEqual } from "../turn-digest";
+import {
+  type ClaimedRun,
+  claimWaitingRun,
+  holdingClaim,
+  requireRun,
+  resumeClaimedRun,
+} from "./claim-waiting-run";
 import type { CoordinatorDependencies } from "./coordinator-dependencies";
 import {
   type DecisionRefusedError,
   NotAuditableError,
   NotWaitingError,
-  RunNotFoundError,
   StaleApprovalTurnError,
 } from "./decision-errors";
 
@@ -46,64 +50,22 @@ export async function decide(
   dependencies: CoordinatorDependencies,
 ): Promise<DecisionResult> {
   const { store } = dependencies;
-  const waiting = await store.getRun(runId);
-  if (!waiting) throw new RunNotFoundError(runId);
-  if (waiting.status !== "WAITING_FOR_APPROVAL") throw new NotWaitingError(runId, waiting.status);
-  decodeSuspendedState(runId, waiting.state);
-
-  const claimToken = dependencies.createClaimToken();
-  const claimed = await store.claimWaitingRun(runId, claimToken, dependencies.leaseMs);
-  if (!claimed)
-    throw new NotWaitingError(
-      runId,
-      (await store.getRun(runId))?.status ?? "gone",
-      await currentPending(dependencies, runId),
-    );
-
-  // From here on this worker holds the claim: whatever goes wrong before the
-  // run loop takes over must not leave the run RUNNING with no worker.
-  let prepared: Awaited<ReturnType<typeof applyDecision>>;
-  try {
-    prepared = await applyDecision(runId, decision, claimed, claimToken, dependencies);
-  } catch (error) {
-    if (!(error instanceof RuntimeError)) {
-      await store.forceFail(runId, {
-        code: "internal_error",
-        message: `The decision failed after the run was claimed: ${error instanceof Error ? error.message : String(error)}`,
-      });
-    }
-    throw error;
-  }
-  const { state, environment, outcome, reason } = prepared;
-  const status = await runSteps(environment, {
-    transcript: state.transcript,
-    modelCalls: claimed.modelCalls,
-    nextStepIndex: state.stepIndex + 1,
-    progress: state,
-    barrierAction: decision.approve ? { kind: "approve" } : { kind: "deny", reason },
-  });
+  const claim = await claimWaitingRun(await requireRun(store, runId), dependencies);
+  const { environment, outcome, reason } = await holdingClaim(store, runId, () =>
+    applyDecision(decision, claim, dependencies),
+  );
+  const status = await runSteps(
+    environment,
+    resumeClaimedRun(claim, decision.approve ? { kind: "approve" } : { kind: "deny", reason }),
+  );
   return { outcome, status };
 }
 
-/** Post-claim checks, audit and announcement of a decision (SPEC §5 steps 3–6). */
-async function applyDecision(
-  runId: string,
-  decision: Decision,
-  claimed: RunRecord,
-  claimToken: string,
-  dependencies: CoordinatorDependencies,
-) {
+/** Gates 1 and 2, the audit and the announcement of a decision on a claimed run (SPEC §5 steps 4–7). */
+async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies: CoordinatorDependencies) {
   const { store } = dependencies;
-  let state: SuspendedState;
-  try {
-    state = decodeSuspendedState(runId, claimed.state);
-  } catch (error) {
-    if (error instanceof UnreadableStateError) {
-      await store.forceFail(runId, { code: error.code, message: error.message });
-    }
-    throw error;
-  }
-
+  const { run: claimed, claimToken, state } = claim;
+  const runId = claimed.id;
   const expected = await computeTurnDigest(state.pending.calls);
   // Surfaces validate the body, but a digest that is not a string must still be a refusal, not a crash.
   const received = typeof decision.turnDigest === "string" ? decision.turnDigest : null;
@@ -145,7 +107,7 @@ async function applyDecision(
     audited,
     outcome,
   });
-  return { state, environment, outcome, reason };
+  return { environment, outcome, reason };
 }
 
 /** Gives a refused run back to the waiting state, then throws the refusal. */
@@ -165,15 +127,4 @@ async function release(
     throw new NotWaitingError(claimed.id, "FAILED");
   }
   throw refusal;
-}
-
-/** The pending turn of a run that is waiting now, for refusals that re-signal it. */
-export async function currentPending(dependencies: CoordinatorDependencies, runId: string) {
-  const run = await dependencies.store.getRun(runId);
-  if (run?.status !== "WAITING_FOR_APPROVAL") return null;
-  try {
-    return decodeSuspendedState(runId, run.state).pending;
-  } catch {
-    return null;
-  }
 }

@@ -1,0 +1,94 @@
+import { RuntimeError } from "../errors";
+import type { BarrierAction, RunStart } from "../run/run-loop";
+import type { RunRecord, RunStore } from "../run/run-store";
+import type { PendingTurn, SuspendedState } from "../run/run-types";
+import { decodeSuspendedState, UnreadableStateError } from "../run/suspended-state";
+import type { CoordinatorDependencies } from "./coordinator-dependencies";
+import { NotWaitingError, RunNotFoundError } from "./decision-errors";
+
+/** A waiting run this worker now holds, with its decoded state. */
+export interface ClaimedRun {
+  run: RunRecord;
+  claimToken: string;
+  state: SuspendedState;
+}
+
+/** The run, or `not_found`. */
+export async function requireRun(store: RunStore, runId: string): Promise<RunRecord> {
+  const run = await store.getRun(runId);
+  if (!run) throw new RunNotFoundError(runId);
+  return run;
+}
+
+/**
+ * SPEC §5 steps 1–3, shared by decisions and cancellations: pre-claim decode
+ * (unreadable → `UnreadableStateError`, nothing claimed); the atomic
+ * WAITING_FOR_APPROVAL → RUNNING claim (lost → `not_waiting`, re-signalling
+ * the pending turn if the run waits again); post-claim decode of the row won
+ * (unreadable → the run is settled FAILED with its state kept, and the error
+ * is thrown).
+ */
+export async function claimWaitingRun(
+  waiting: RunRecord,
+  dependencies: CoordinatorDependencies,
+): Promise<ClaimedRun> {
+  const { store } = dependencies;
+  const runId = waiting.id;
+  if (waiting.status !== "WAITING_FOR_APPROVAL") throw new NotWaitingError(runId, waiting.status);
+  decodeSuspendedState(runId, waiting.state);
+
+  const claimToken = dependencies.createClaimToken();
+  const run = await store.claimWaitingRun(runId, claimToken, dependencies.leaseMs);
+  if (!run) {
+    const now = await store.getRun(runId);
+    throw new NotWaitingError(runId, now?.status ?? "gone", now ? readPending(now) : null);
+  }
+  try {
+    return { run, claimToken, state: decodeSuspendedState(runId, run.state) };
+  } catch (error) {
+    if (error instanceof UnreadableStateError) {
+      await store.forceFail(runId, { code: error.code, message: error.message });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Runs `work` for a worker that holds a claim. An unexpected failure (not a
+ * `RuntimeError`, which the caller has already handled) settles the run
+ * FAILED: a run is never left RUNNING with no worker (SPEC §5).
+ */
+export async function holdingClaim<T>(store: RunStore, runId: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof RuntimeError)) {
+      await store.forceFail(runId, {
+        code: "internal_error",
+        message: `Failed while holding the run: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
+    throw error;
+  }
+}
+
+/** Where the run loop picks a claimed run up: its waiting step, with what to do at the barrier. */
+export function resumeClaimedRun(claim: ClaimedRun, barrierAction: BarrierAction): RunStart {
+  return {
+    transcript: claim.state.transcript,
+    modelCalls: claim.run.modelCalls,
+    nextStepIndex: claim.state.stepIndex + 1,
+    progress: claim.state,
+    barrierAction,
+  };
+}
+
+/** The pending turn of a run that is waiting now, for refusals that re-signal it. */
+function readPending(run: RunRecord): PendingTurn | null {
+  if (run.status !== "WAITING_FOR_APPROVAL") return null;
+  try {
+    return decodeSuspendedState(run.id, run.state).pending;
+  } catch {
+    return null;
+  }
+}
