@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt } from "drizzle-orm";
+import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../client";
 import { runEvents, runs, steps, toolCalls } from "../schema";
 
@@ -23,11 +23,6 @@ export async function getRunDetail(db: Db, runId: string) {
 }
 
 export type RunDetail = NonNullable<Awaited<ReturnType<typeof getRunDetail>>>;
-
-/** Runs, newest first. */
-export async function listRuns(db: Db, limit = 50) {
-  return db.select().from(runs).orderBy(desc(runs.createdAt)).limit(limit);
-}
 
 /** Events of a run after `afterSeq`, in order (SSE replay). */
 export async function listEventsAfter(db: Db, runId: string, afterSeq: number) {

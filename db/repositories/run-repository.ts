@@ -32,8 +32,6 @@ function toRunRecord(row: typeof runs.$inferSelect): RunRecord {
     limits: row.limits as Limits,
     modelCalls: row.modelCalls,
     state: row.state,
-    claimToken: row.claimToken,
-    cancelRequested: row.cancelRequested ?? null,
   };
 }
 

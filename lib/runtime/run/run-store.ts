@@ -11,8 +11,6 @@ export interface RunRecord {
   limits: Limits;
   modelCalls: number;
   state: unknown;
-  claimToken: string | null;
-  cancelRequested: "turn" | "run" | null;
 }
 
 export interface NewStep {
