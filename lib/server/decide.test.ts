@@ -1,12 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createRunRepository, type StoreFaults } from "@/db/repositories/run-repository";
-import { createRunToolContext } from "@/db/repositories/run-tool-context";
 import { approvals, runs, workspaceFiles } from "@/db/schema";
 import { testDriverName } from "@/db/testing/test-database";
-import type { CoordinatorDependencies } from "@/lib/runtime/coordinator/coordinator-dependencies";
-import { type Decision, decide } from "@/lib/runtime/coordinator/decide";
+import type { Decision } from "@/lib/runtime/coordinator/decide";
 import {
   DecisionRefusedError,
   NotAuditableError,
@@ -14,12 +11,9 @@ import {
   RunNotFoundError,
   StaleApprovalTurnError,
 } from "@/lib/runtime/coordinator/decision-errors";
-import type { RunStore } from "@/lib/runtime/run/run-store";
 import type { PendingTurn } from "@/lib/runtime/run/run-types";
 import { UnreadableStateError } from "@/lib/runtime/run/suspended-state";
-import type { Scenario, ScenarioInput } from "@/lib/runtime/scenario/scenario-schema";
-import { createToolRegistry } from "@/lib/runtime/tools/tool-registry";
-import { createModelForScenario } from "./create-model-for-scenario";
+import type { ScenarioInput } from "@/lib/runtime/scenario/scenario-schema";
 import { buildScenario, openScenarioHarness, type ScenarioHarness } from "./testing/scenario-harness";
 
 let harness: ScenarioHarness;
@@ -29,8 +23,8 @@ beforeAll(async () => {
 afterAll(() => harness?.close());
 // Fault counters are shared by the whole file: never let one test's leftovers reach the next.
 afterEach(() => {
-  harness.faults.approvals = 0;
-  harness.faults.steps = 0;
+  harness.faults.arm("approvals", 0);
+  harness.faults.arm("steps", 0);
 });
 
 const finish = { calls: [{ name: "finish", arguments: { summary: "done" } }] };
@@ -160,31 +154,6 @@ async function expectStillWaiting(runId: string, pending: PendingTurn) {
   const row = await runRow(runId);
   expect(row).toMatchObject({ status: "WAITING_FOR_APPROVAL", claimToken: null, leaseExpiresAt: null });
   expect((await harness.service.getReport(runId))?.pending).toEqual(pending);
-}
-
-/**
- * Coordinator dependencies like the run service's, over `store` (usually the
- * real repository with one method replaced), for faults the service cannot inject.
- */
-function coordinatorWith(store: RunStore): CoordinatorDependencies {
-  return {
-    store,
-    createEnvironment(run, claimToken) {
-      const scenario = run.scenario as Scenario;
-      return {
-        runId: run.id,
-        claimToken,
-        store,
-        model: createModelForScenario(scenario),
-        registry: createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals }),
-        limits: run.limits,
-        stepSignal: () => new AbortController().signal,
-        createToolContext: (signal) => createRunToolContext(harness.handle.db, run.id, signal),
-      };
-    },
-    createClaimToken: () => randomUUID(),
-    leaseMs: 60_000,
-  };
 }
 
 const approve = (pending: PendingTurn | null | undefined, actor = "alice"): Decision => ({
@@ -341,13 +310,11 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
 
     it("answers not_waiting, re-signalling the pending turn, when the claim is lost", async () => {
       const { runId, pending } = await startWaiting(writeTurn("claim lost"));
-      const repository = createRunRepository(harness.handle.db);
-      const coordinator = coordinatorWith({ ...repository, claimWaitingRun: async () => null });
-      const error = await refusal(
-        decide(runId, approve(pending), coordinator),
-        NotWaitingError,
-        "not_waiting",
-      );
+      const service = harness.serviceWith((repository) => ({
+        ...repository,
+        claimWaitingRun: async () => null,
+      }));
+      const error = await refusal(service.decide(runId, approve(pending)), NotWaitingError, "not_waiting");
       expect(error.pending).toEqual(pending);
       await expectStillWaiting(runId, pending);
       expect(await approvalRows(runId)).toEqual([]);
@@ -386,16 +353,15 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
     it("settles the run FAILED when the claimed row cannot be decoded, keeping its stored state", async () => {
       const { runId, pending } = await startWaiting(writeTurn("corrupt after claim"));
       const stateBefore = await storedStateText(runId);
-      const repository = createRunRepository(harness.handle.db);
-      const coordinator = coordinatorWith({
+      const service = harness.serviceWith((repository) => ({
         ...repository,
         async claimWaitingRun(id, token, leaseMs) {
           const claimed = await repository.claimWaitingRun(id, token, leaseMs);
           return claimed && { ...claimed, state: { garbage: true } };
         },
-      });
+      }));
 
-      await refusal(decide(runId, approve(pending), coordinator), UnreadableStateError, "unreadable_state");
+      await refusal(service.decide(runId, approve(pending)), UnreadableStateError, "unreadable_state");
       const row = await runRow(runId);
       expect(row).toMatchObject({ status: "FAILED", claimToken: null, leaseExpiresAt: null });
       expect(row.error?.code).toBe("unreadable_state");
@@ -414,14 +380,14 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
     it("refuses an unaudited approval of a write turn, hands the run back, and a retry succeeds", async () => {
       const { runId, pending } = await startWaiting(writeTurn("audit outage on a write"));
       const stateBefore = await storedStateText(runId);
-      harness.faults.approvals = 1;
+      harness.faults.arm("approvals", 1);
 
       const error = await refusal(
         harness.service.decide(runId, approve(pending)),
         NotAuditableError,
         "not_auditable",
       );
-      expect(harness.faults.approvals).toBe(0);
+      expect(harness.faults.armed().approvals).toBe(0);
       expect(error.pending).toEqual(pending);
       await expectStillWaiting(runId, pending);
       expect(await storedStateText(runId)).toBe(stateBefore);
@@ -456,7 +422,7 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
         },
       });
       expect(pending.calls.map((call) => call.name)).toEqual(["peek", "memory_set"]);
-      harness.faults.approvals = 1;
+      harness.faults.arm("approvals", 1);
       await refusal(harness.service.decide(runId, approve(pending)), NotAuditableError, "not_auditable");
       await expectStillWaiting(runId, pending);
       expect(await startsOf(runId, 0)).toBe(0);
@@ -483,13 +449,13 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
         },
       });
       expect(pending.calls.map((call) => call.name)).toEqual(["peek", "read_file", "list_files"]);
-      harness.faults.approvals = 1;
+      harness.faults.arm("approvals", 1);
 
       expect(await harness.service.decide(runId, approve(pending))).toEqual({
         outcome: "executed",
         status: "COMPLETED",
       });
-      expect(harness.faults.approvals).toBe(0);
+      expect(harness.faults.armed().approvals).toBe(0);
       expect(await approvalRows(runId)).toEqual([]);
       expect(await eventsOf(runId, "approval_decided")).toMatchObject([
         { payload: { audited: false, approve: true, outcome: "executed", turnDigest: pending.turnDigest } },
@@ -501,7 +467,7 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
 
     it("lets an unaudited denial of a write turn proceed", async () => {
       const { runId, pending } = await startWaiting(writeTurn("audit outage on a denial"));
-      harness.faults.approvals = 1;
+      harness.faults.arm("approvals", 1);
 
       expect(
         await harness.service.decide(runId, {
@@ -511,7 +477,7 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
           reason: "not today",
         }),
       ).toEqual({ outcome: "denied", status: "COMPLETED" });
-      expect(harness.faults.approvals).toBe(0);
+      expect(harness.faults.armed().approvals).toBe(0);
       expect(await approvalRows(runId)).toEqual([]);
       expect(await eventsOf(runId, "approval_decided")).toMatchObject([
         { payload: { audited: false, approve: false, outcome: "denied", reason: "not today" } },
@@ -532,18 +498,14 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
       "settles the run FAILED, never leaving it RUNNING (%s)",
       async (_case, approvalFault, digest) => {
         const { runId, pending } = await startWaiting(writeTurn("release fails"));
-        const faults: StoreFaults = { takeApprovalFault: () => approvalFault, takeStepFault: () => false };
-        const coordinator = coordinatorWith({
-          ...createRunRepository(harness.handle.db, faults),
+        if (approvalFault) harness.faults.arm("approvals", 1);
+        const service = harness.serviceWith((repository) => ({
+          ...repository,
           releaseRun: async () => false,
-        });
+        }));
         const decision: Decision = { ...approve(pending), turnDigest: digest ?? pending.turnDigest };
 
-        const error = await refusal(
-          decide(runId, decision, coordinator),
-          DecisionRefusedError,
-          "not_waiting",
-        );
+        const error = await refusal(service.decide(runId, decision), DecisionRefusedError, "not_waiting");
         expect(error.pending).toBeNull();
         const row = await runRow(runId);
         expect(row).toMatchObject({ status: "FAILED", claimToken: null, leaseExpiresAt: null });
@@ -560,13 +522,13 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
   describe("fail-closed step audit", () => {
     it("fails the run with audit_failed when an approved write ran but its record could not be stored", async () => {
       const { runId, pending } = await startWaiting(writeTurn("step audit outage"));
-      harness.faults.steps = 1;
+      harness.faults.arm("steps", 1);
 
       expect(await harness.service.decide(runId, approve(pending))).toEqual({
         outcome: "executed",
         status: "FAILED",
       });
-      expect(harness.faults.steps).toBe(0);
+      expect(harness.faults.armed().steps).toBe(0);
       const row = await runRow(runId);
       expect(row).toMatchObject({ status: "FAILED", claimToken: null });
       expect(row.error?.code).toBe("audit_failed");
@@ -585,12 +547,12 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
         tools: [peekTool],
         model: { kind: "scripted", turns: [{ calls: [{ name: "peek", arguments: {} }] }, finish] },
       });
-      harness.faults.steps = 1;
+      harness.faults.arm("steps", 1);
       expect(await harness.service.decide(runId, approve(pending))).toEqual({
         outcome: "executed",
         status: "COMPLETED",
       });
-      expect(harness.faults.steps).toBe(0);
+      expect(harness.faults.armed().steps).toBe(0);
     });
   });
 
@@ -628,15 +590,14 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
   describe("failures after the claim", () => {
     it("settles the run FAILED, never RUNNING, when announcing the decision fails", async () => {
       const { runId, pending } = await startWaiting(writeTurn("announce fails"));
-      const repository = createRunRepository(harness.handle.db);
-      const coordinator = coordinatorWith({
+      const service = harness.serviceWith((repository) => ({
         ...repository,
         appendEvent: async (id, type, payload) => {
           if (type === "approval_decided") throw new Error("connection reset");
           return repository.appendEvent(id, type, payload);
         },
-      });
-      await expect(decide(runId, approve(pending), coordinator)).rejects.toThrow("connection reset");
+      }));
+      await expect(service.decide(runId, approve(pending))).rejects.toThrow("connection reset");
       const row = await runRow(runId);
       expect(row).toMatchObject({ status: "FAILED", claimToken: null, error: { code: "internal_error" } });
       expect(await workspace(runId)).not.toHaveProperty("out.txt");

@@ -3,24 +3,27 @@ import path from "node:path";
 import type { DatabaseHandle } from "@/db/client";
 import { listEventsAfter } from "@/db/repositories/run-queries";
 import { openTestDatabase } from "@/db/testing/test-database";
+import type { RunStore } from "@/lib/runtime";
 import { parseScenarioJson, validateScenario } from "@/lib/runtime/scenario/parse-scenario";
 import type { Scenario, ScenarioInput } from "@/lib/runtime/scenario/scenario-schema";
+import { createFaultRegistry } from "../fault-injection";
 import { createRunService, type RunService } from "../run-service";
 
-/** One database and run service for a test file, with switchable fault injection. */
+/**
+ * One database and run service for a test file, with the server's fault
+ * injection armed by tests, and `serviceWith` for a service over a wrapped
+ * store (failures the database cannot be made to produce on demand).
+ */
 export async function openScenarioHarness() {
   const handle: DatabaseHandle = await openTestDatabase();
-  const armed = { approvals: 0, steps: 0 };
-  const service: RunService = createRunService(handle, {
-    faults: {
-      takeApprovalFault: () => armed.approvals > 0 && armed.approvals-- > 0,
-      takeStepFault: () => armed.steps > 0 && armed.steps-- > 0,
-    },
-  });
+  const faults = createFaultRegistry();
+  const serviceWith = (wrapStore?: (store: RunStore) => RunStore): RunService =>
+    createRunService(handle, { faults, wrapStore });
   return {
     handle,
-    service,
-    faults: armed,
+    service: serviceWith(),
+    serviceWith,
+    faults,
     events: (runId: string) => listEventsAfter(handle.db, runId, 0),
     close: () => handle.close(),
   };
