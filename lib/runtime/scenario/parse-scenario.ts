@@ -41,10 +41,7 @@ export function validateScenario(
   input: unknown,
 ): { ok: true; scenario: Scenario } | { ok: false; issues: ScenarioIssue[] } {
   const parsed = scenarioSchema.safeParse(input);
-  if (!parsed.success) return { ok: false, issues: toIssues(parsed.error) };
-  const duplicates = findDuplicateToolNames(parsed.data);
-  if (duplicates.length > 0) return { ok: false, issues: duplicates };
-  return { ok: true, scenario: parsed.data };
+  return parsed.success ? { ok: true, scenario: parsed.data } : { ok: false, issues: toIssues(parsed.error) };
 }
 
 /** Like {@link validateScenario}, from JSON text; throws {@link InvalidScenarioError}. */
@@ -60,15 +57,4 @@ export function parseScenarioJson(text: string): Scenario {
   const result = validateScenario(value);
   if (!result.ok) throw new InvalidScenarioError(result.issues);
   return result.scenario;
-}
-
-function findDuplicateToolNames(scenario: Scenario): ScenarioIssue[] {
-  const seen = new Set<string>();
-  const issues: ScenarioIssue[] = [];
-  scenario.tools.forEach((tool, index) => {
-    if (seen.has(tool.name))
-      issues.push({ path: `tools[${index}].name`, message: `duplicate tool name "${tool.name}"` });
-    seen.add(tool.name);
-  });
-  return issues;
 }

@@ -89,7 +89,22 @@ export const scenarioSchema = z
     limits: scenarioLimitsSchema.default({}),
     workspace: z.record(z.string(), z.string()).default({}),
     approvals: z.record(z.string(), approvalSettingSchema).default({}),
-    tools: z.array(customToolSchema).default([]),
+    tools: z
+      .array(customToolSchema)
+      .default([])
+      .superRefine((tools, context) => {
+        const seen = new Set<string>();
+        tools.forEach((tool, index) => {
+          if (seen.has(tool.name)) {
+            context.addIssue({
+              code: "custom",
+              path: [index, "name"],
+              message: `duplicate tool name "${tool.name}"`,
+            });
+          }
+          seen.add(tool.name);
+        });
+      }),
     model: scenarioModelSchema,
     decisions: z.array(scenarioDecisionSchema).default([]),
   })
