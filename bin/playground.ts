@@ -51,13 +51,7 @@ async function main() {
   try {
     scenario = parseScenarioJson(text);
   } catch (error) {
-    if (error instanceof InvalidScenarioError) {
-      fail(
-        `${scenarioPath} is not a valid scenario:\n${error.issues.map((issue) => `  ${issue.path || "(root)"}: ${issue.message}`).join("\n")}`,
-        2,
-      );
-    }
-    throw error;
+    failOnKnownError(error, scenarioPath);
   }
 
   const handle = await openDatabase(
@@ -75,13 +69,20 @@ async function main() {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     process.stderr.write(`run ${report.runId}: ${report.status}\n`);
   } catch (error) {
-    if (error instanceof InvalidScenarioError)
-      fail(`${scenarioPath} is not a valid scenario:\n  ${error.message}`, 2);
-    if (isRuntimeError(error)) fail(`${error.code}: ${error.message}`, 1);
-    throw error;
-  } finally {
     await handle.close();
+    failOnKnownError(error, scenarioPath);
   }
+  await handle.close();
+}
+
+/** Exits with a clear message for an error we expect (a bad scenario: 2; a runtime refusal: 1); rethrows the rest. */
+function failOnKnownError(error: unknown, scenarioPath: string): never {
+  if (error instanceof InvalidScenarioError) {
+    const lines = error.issues.map((issue) => `  ${issue.path || "(root)"}: ${issue.message}`);
+    fail(`${scenarioPath} is not a valid scenario:\n${lines.join("\n")}`, 2);
+  }
+  if (isRuntimeError(error)) fail(`${error.code}: ${error.message}`, 1);
+  throw error;
 }
 
 main().catch((error) =>
