@@ -58,7 +58,6 @@ export {
   validateScenario,
 } from "./scenario/parse-scenario";
 export {
-  type CustomToolInput,
   type Scenario,
   type ScenarioDecision,
   type ScenarioInput,

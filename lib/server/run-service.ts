@@ -14,7 +14,6 @@ import {
   type Decision,
   type DecisionResult,
   decide,
-  InvalidScenarioError,
   type Limits,
   normalizeWorkspacePath,
   type RunEnvironment,
@@ -88,27 +87,12 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
     abortInProcess: (runId) => stepControllers.get(runId)?.abort(),
   };
 
-  /** Validates what the scenario asks of the runtime before anything is stored. */
+  /** The rows a scenario starts with; the scenario schema has already refused bad paths and tools. */
   function prepare(scenario: Scenario) {
-    try {
-      createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals });
-    } catch (error) {
-      throw new InvalidScenarioError([
-        { path: "tools", message: error instanceof Error ? error.message : String(error) },
-      ]);
-    }
-    const files = Object.entries(scenario.workspace).map(([path, content]) => {
-      try {
-        return { path: normalizeWorkspacePath(path), content };
-      } catch (error) {
-        throw new InvalidScenarioError([
-          {
-            path: `workspace[${JSON.stringify(path)}]`,
-            message: error instanceof Error ? error.message : String(error),
-          },
-        ]);
-      }
-    });
+    const files = Object.entries(scenario.workspace).map(([path, content]) => ({
+      path: normalizeWorkspacePath(path),
+      content,
+    }));
     const limits: Limits = { ...DEFAULT_LIMITS, ...scenario.limits };
     return { files, limits };
   }

@@ -62,6 +62,31 @@ describe("scenario validation (SPEC §8)", () => {
     ]);
   });
 
+  it("refuses what the runtime would refuse at start: escaping workspace paths and unbuildable tools", () => {
+    const issuesOf = (input: object) => {
+      const result = validateScenario({ ...minimal, ...input });
+      return result.ok ? [] : result.issues;
+    };
+    expect(issuesOf({ workspace: { "../etc/passwd": "x", "ok.txt": "y" } })).toEqual([
+      { path: 'workspace["../etc/passwd"]', message: expect.stringContaining("escapes the workspace") },
+    ]);
+    expect(issuesOf({ approvals: { teleport: "always" } })).toEqual([
+      { path: "approvals.teleport", message: expect.stringContaining('"teleport"') },
+    ]);
+    const badSchema = {
+      name: "t",
+      resourceClass: "write",
+      effect: "READ",
+      parameters: { type: "object", properties: { a: { type: "strin" } } },
+    };
+    expect(issuesOf({ tools: [badSchema] })).toEqual([
+      { path: "tools[0]", message: expect.stringContaining('"t"') },
+    ]);
+    expect(
+      issuesOf({ tools: [{ ...badSchema, name: "read_file", parameters: { type: "object" } }] }),
+    ).toEqual([{ path: "tools[0]", message: expect.stringContaining("built-in") }]);
+  });
+
   it("refuses an openai-compatible model without its prompt", () => {
     const result = validateScenario({
       name: "o",

@@ -1,5 +1,8 @@
 import { z } from "zod";
-import { EFFECTS, RESOURCE_CLASSES } from "../types";
+import { ToolConfigurationError } from "../errors";
+import { customToolDeclarationSchema } from "../tools/custom-tool-declaration";
+import { createToolRegistry } from "../tools/tool-registry";
+import { normalizeWorkspacePath } from "../tools/workspace";
 
 /**
  * The scenario file format (SPEC §8): a public contract kept in users' repos.
@@ -61,20 +64,6 @@ export const scenarioModelSchema = z.discriminatedUnion("kind", [
 
 export const approvalSettingSchema = z.enum(["always", "never"]);
 
-export const customToolSchema = z
-  .object({
-    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 letters, digits, _ or -"),
-    description: z.string().default(""),
-    resourceClass: z.enum(RESOURCE_CLASSES),
-    effect: z.enum(EFFECTS),
-    approval: approvalSettingSchema.default("never"),
-    parameters: z.record(z.string(), z.unknown()).default({ type: "object" }),
-    result: z.unknown().optional(),
-    error: z.string().nullable().optional(),
-    delayMs: z.number().int().min(0).max(600_000).optional(),
-  })
-  .strict();
-
 export const scenarioDecisionSchema = z
   .object({
     approve: z.boolean(),
@@ -90,7 +79,7 @@ export const scenarioSchema = z
     workspace: z.record(z.string(), z.string()).default({}),
     approvals: z.record(z.string(), approvalSettingSchema).default({}),
     tools: z
-      .array(customToolSchema)
+      .array(customToolDeclarationSchema)
       .default([])
       .superRefine((tools, context) => {
         const seen = new Set<string>();
@@ -108,10 +97,37 @@ export const scenarioSchema = z
     model: scenarioModelSchema,
     decisions: z.array(scenarioDecisionSchema).default([]),
   })
-  .strict();
+  .strict()
+  // What the runtime will refuse at start must be refused here, with a path:
+  // workspace paths that leave the workspace, and a tool set that cannot be built.
+  .superRefine((scenario, context) => {
+    for (const path of Object.keys(scenario.workspace)) {
+      try {
+        normalizeWorkspacePath(path);
+      } catch (error) {
+        context.addIssue({ code: "custom", path: ["workspace", path], message: messageOf(error) });
+      }
+    }
+    const names = scenario.tools.map((tool) => tool.name);
+    if (new Set(names).size < names.length) return; // already reported, each by its path
+    try {
+      createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals });
+    } catch (error) {
+      const toolName = error instanceof ToolConfigurationError ? error.toolName : "";
+      const toolIndex = scenario.tools.findIndex((tool) => tool.name === toolName);
+      const path =
+        toolIndex >= 0
+          ? ["tools", toolIndex]
+          : toolName in scenario.approvals
+            ? ["approvals", toolName]
+            : ["tools"];
+      context.addIssue({ code: "custom", path, message: messageOf(error) });
+    }
+  });
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export type Scenario = z.infer<typeof scenarioSchema>;
 export type ScenarioInput = z.input<typeof scenarioSchema>;
 export type ScenarioTurn = z.infer<typeof scenarioTurnSchema>;
 export type ScenarioDecision = z.infer<typeof scenarioDecisionSchema>;
-export type CustomToolInput = z.infer<typeof customToolSchema>;

@@ -17,19 +17,22 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
  * (scenario files may grow fields). `parameters` must be an object schema;
  * whether it is a valid JSON Schema is checked when the registry compiles it.
  */
-export const customToolDeclarationSchema = z.object({
-  name: z.string().regex(TOOL_NAME_PATTERN, "must be 1-64 letters, digits, '_' or '-'"),
-  description: z.string(),
-  resourceClass: z.enum(RESOURCE_CLASSES),
-  effect: z.enum(EFFECTS),
-  approval: z.enum(["always", "never"]),
-  parameters: z
-    .record(z.string(), z.unknown())
-    .refine((schema) => schema.type === "object", 'must be a JSON Schema with type "object"'),
-  result: z.unknown().optional(),
-  error: z.string().nullable().optional(),
-  delayMs: z.number().min(0).optional(),
-});
+export const customToolDeclarationSchema = z
+  .object({
+    name: z.string().regex(TOOL_NAME_PATTERN, "must be 1-64 letters, digits, '_' or '-'"),
+    description: z.string().default(""),
+    resourceClass: z.enum(RESOURCE_CLASSES),
+    effect: z.enum(EFFECTS),
+    approval: z.enum(["always", "never"]).default("never"),
+    parameters: z
+      .record(z.string(), z.unknown())
+      .default({ type: "object" })
+      .refine((schema) => schema.type === "object", 'must be a JSON Schema with type "object"'),
+    result: z.unknown().optional(),
+    error: z.string().nullable().optional(),
+    delayMs: z.number().int().min(0).max(600_000).optional(),
+  })
+  .strict();
 
 /** One scenario `tools` entry, as parsed by `customToolDeclarationSchema`. */
 export type CustomToolDeclaration = z.infer<typeof customToolDeclarationSchema>;
