@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { planBatch } from "./plan-batch";
-import { createToolCallBatch, type ToolCallSketch } from "./testing";
+import { createToolCallBatch, type ToolCallSketch, transferTool } from "./testing";
 import { createToolRegistry } from "./tools/tool-registry";
 import { DEFAULT_LIMITS, type Plan } from "./types";
 
@@ -24,17 +24,7 @@ const registry = createToolRegistry({
       parameters: { type: "object" },
     },
   ],
-  definitions: [
-    {
-      name: "transfer",
-      description: "gated above 100",
-      parameters: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
-      resourceClass: "write",
-      effect: "NON_IDEMPOTENT_WRITE",
-      approval: (args) => Number(args.amount) > 100,
-      execute: async () => ({}),
-    },
-  ],
+  definitions: [transferTool],
 });
 
 const pathArbitrary = fc.constantFrom("a.txt", "notes/todo.md", "b.md");

@@ -2,9 +2,8 @@ import { describe, expect, it } from "vitest";
 import { InvalidPlanInputError } from "./errors";
 import { measureBatchPayloadBytes } from "./measure-batch-payload";
 import { planBatch } from "./plan-batch";
-import { createToolCallBatch, type ToolCallSketch } from "./testing";
+import { createToolCallBatch, type ToolCallSketch, transferTool } from "./testing";
 import type { CustomToolDeclaration } from "./tools/custom-tool-declaration";
-import type { ToolDefinition } from "./tools/tool-definition";
 import { createToolRegistry, type ToolRegistryOptions } from "./tools/tool-registry";
 import { DEFAULT_LIMITS, type Limits, type Plan, type ResourceClass } from "./types";
 
@@ -22,16 +21,6 @@ function declareTool(
     parameters: { type: "object", properties: {}, additionalProperties: false },
   };
 }
-
-const transferTool: ToolDefinition = {
-  name: "transfer",
-  description: "Move money; large amounts need approval",
-  parameters: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
-  resourceClass: "write",
-  effect: "NON_IDEMPOTENT_WRITE",
-  approval: (args) => Number(args.amount) > 100,
-  execute: async () => ({}),
-};
 
 const customTools = [
   declareTool("look_at_image", "vision"),

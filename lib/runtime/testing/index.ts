@@ -12,3 +12,4 @@ export {
 } from "./memory-stores";
 export { createMemoryToolContext, type MemoryToolContext } from "./memory-tool-context";
 export { createMemoryWorkspace, type MemoryWorkspace } from "./memory-workspace";
+export { transferTool } from "./transfer-tool";

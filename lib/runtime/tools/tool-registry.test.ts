@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolConfigurationError } from "../errors";
+import { transferTool } from "../testing/transfer-tool";
 import type { CustomToolDeclaration } from "./custom-tool-declaration";
-import type { ToolDefinition } from "./tool-definition";
 import { createToolRegistry } from "./tool-registry";
 
 const deployDeclaration: CustomToolDeclaration = {
@@ -183,15 +183,7 @@ describe("custom tools and overrides", () => {
   });
 
   it("accepts code-defined tools with a predicate policy and checks their shape", () => {
-    const definition: ToolDefinition = {
-      name: "transfer",
-      description: "Move money",
-      parameters: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"] },
-      resourceClass: "write",
-      effect: "NON_IDEMPOTENT_WRITE",
-      approval: (args) => Number(args.amount) > 100,
-      execute: async () => ({}),
-    };
+    const definition = transferTool;
     expect(createToolRegistry({ definitions: [definition] }).get("transfer")?.approval).toBeTypeOf(
       "function",
     );
