@@ -1,4 +1,4 @@
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, desc, eq, gt } from "drizzle-orm";
 import type { Db } from "../client";
 import { runEvents, runs, steps, toolCalls } from "../schema";
 
@@ -31,4 +31,13 @@ export async function listEventsAfter(db: Db, runId: string, afterSeq: number) {
     .from(runEvents)
     .where(and(eq(runEvents.runId, runId), gt(runEvents.seq, afterSeq)))
     .orderBy(asc(runEvents.seq));
+}
+
+/** Runs waiting for a decision, the longest-waiting last (newest waits first). */
+export async function listWaitingRuns(db: Db) {
+  return db
+    .select({ id: runs.id, name: runs.name, waitingSince: runs.waitingSince, state: runs.state })
+    .from(runs)
+    .where(eq(runs.status, "WAITING_FOR_APPROVAL"))
+    .orderBy(desc(runs.waitingSince), desc(runs.id));
 }

@@ -35,19 +35,20 @@ export function errorResponse(error: unknown): Response {
   return Response.json(body, { status });
 }
 
-/** 400 naming every invalid field of a request body. */
+/** The 400 body naming every invalid field of a request (route bodies and server action input alike). */
+export function invalidRequestBody(named: Array<{ path: string; message: string }>): ErrorBody {
+  return {
+    error: {
+      code: "invalid_request",
+      message: `Invalid request: ${named.map((issue) => `${issue.path || "(body)"}: ${issue.message}`).join("; ")}`,
+      issues: named,
+    },
+    pending: null,
+  };
+}
+
 export function invalidRequestResponse(named: Array<{ path: string; message: string }>): Response {
-  return Response.json(
-    {
-      error: {
-        code: "invalid_request",
-        message: `Invalid request: ${named.map((issue) => `${issue.path || "(body)"}: ${issue.message}`).join("; ")}`,
-        issues: named,
-      },
-      pending: null,
-    } satisfies ErrorBody,
-    { status: statusForCode("invalid_request") },
-  );
+  return Response.json(invalidRequestBody(named), { status: statusForCode("invalid_request") });
 }
 
 function isErrorCode(code: string): code is ErrorCode {

@@ -26,6 +26,9 @@ import {
 } from "@/lib/runtime";
 import { buildRunReport, type RunReport } from "./build-run-report";
 import { createModelForScenario } from "./create-model-for-scenario";
+import { listInbox } from "./list-inbox";
+import { loadRunView, readRunEvents } from "./load-run-view";
+import { getRunEventHub, type RunEventListener } from "./run-event-hub";
 
 /** How long a worker's claim on a run holds before another instance may recover it. */
 const LEASE_MS = 5 * 60_000;
@@ -136,6 +139,12 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
       const detail = await getRunDetail(db, runId);
       return detail ? buildRunReport(detail) : null;
     },
+    loadView: (runId: string) => loadRunView(db, runId),
+    readEvents: (runId: string, afterSeq: number) => readRunEvents(db, runId, afterSeq),
+    /** Announces committed events of one run (or every run, `"*"`), from this or any instance. */
+    subscribeToEvents: (runId: string | "*", listener: RunEventListener) =>
+      getRunEventHub(handle).subscribe(runId, listener),
+    listInbox: () => listInbox(db),
   };
 }
 

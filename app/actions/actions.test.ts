@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { DatabaseHandle } from "@/db/client";
+import { openTestDatabase } from "@/db/testing/test-database";
+import type { RunService } from "@/lib/server/run-service";
+
+// The actions use the process-wide database: hand them a fresh test database.
+let handle: DatabaseHandle;
+let service: RunService;
+let actions: {
+  start: typeof import("./start-run");
+  decide: typeof import("./decide-turn");
+  cancel: typeof import("./cancel-run");
+};
+
+beforeAll(async () => {
+  vi.stubEnv("PLAYGROUND_FAULTS", "1");
+  const opening = openTestDatabase();
+  (globalThis as { toolPlaygroundDatabase?: Promise<DatabaseHandle> }).toolPlaygroundDatabase = opening;
+  handle = await opening;
+  actions = {
+    start: await import("./start-run"),
+    decide: await import("./decide-turn"),
+    cancel: await import("./cancel-run"),
+  };
+  service = await (await import("@/lib/server/get-run-service")).getRunService();
+});
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  delete (globalThis as { toolPlaygroundDatabase?: unknown }).toolPlaygroundDatabase;
+  delete (globalThis as { toolPlaygroundService?: unknown }).toolPlaygroundService;
+  await handle?.close();
+});
+
+const gatedWrite = JSON.stringify({
+  name: "gated write from the playground",
+  model: {
+    kind: "scripted",
+    turns: [
+      {
+        calls: [
+          { name: "write_file", arguments: { path: "a.txt", content: "A" } },
+          { name: "read_file", arguments: { path: "a.txt" } },
+        ],
+      },
+      { calls: [{ name: "finish", arguments: { summary: "ok" } }] },
+    ],
+  },
+});
+
+async function startWaitingRun() {
+  const started = await actions.start.startRunAction({ scenarioText: gatedWrite });
+  if (!started.ok) throw new Error(started.error.message);
+  const { runId } = started.data;
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const view = await service.loadView(runId);
+    if (view?.pending) return { runId, turnDigest: view.pending.turnDigest };
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("run never waited");
+}
+
+describe("server actions return the SPEC §5 table's codes and statuses, never throw", () => {
+  it("startRunAction refuses bad JSON and an invalid scenario, naming each path", async () => {
+    const notJson = await actions.start.startRunAction({ scenarioText: "{ nope" });
+    expect(notJson).toMatchObject({ ok: false, error: { code: "invalid_request", status: 400 } });
+
+    const invalid = await actions.start.startRunAction({
+      scenarioText: JSON.stringify({ name: "x", model: { kind: "scripted", turns: [{ calls: [{}] }] } }),
+    });
+    expect(invalid.ok).toBe(false);
+    if (invalid.ok) return;
+    expect(invalid.error.issues?.map((issue) => issue.path)).toContain("model.turns[0].calls[0].name");
+
+    const wrongShape = await actions.start.startRunAction({ scenarioText: 42 } as never);
+    expect(wrongShape).toMatchObject({ ok: false, error: { code: "invalid_request", status: 400 } });
+  });
+
+  it("decideTurnAction: 409 stale_turn with the current turn, then 200 executed, then 409 not_waiting", async () => {
+    const { runId, turnDigest } = await startWaitingRun();
+    const stale = await actions.decide.decideTurnAction({
+      runId,
+      approve: true,
+      turnDigest: "0".repeat(64),
+      actor: "alice",
+    });
+    expect(stale).toMatchObject({
+      ok: false,
+      error: { code: "stale_turn", status: 409 },
+      pending: { turnDigest, calls: [{ name: "write_file" }, { name: "read_file" }] },
+    });
+
+    const approved = await actions.decide.decideTurnAction({
+      runId,
+      approve: true,
+      turnDigest,
+      actor: "alice",
+    });
+    expect(approved).toEqual({ ok: true, data: { outcome: "executed", status: "COMPLETED" } });
+
+    const again = await actions.decide.decideTurnAction({ runId, approve: true, turnDigest, actor: "alice" });
+    expect(again).toMatchObject({ ok: false, error: { code: "not_waiting", status: 409 }, pending: null });
+  });
+
+  it("decideTurnAction: 503 not_auditable while approvals cannot be recorded; nothing runs and the run still waits", async () => {
+    const { runId, turnDigest } = await startWaitingRun();
+    const { getRunServiceContext } = await import("@/lib/server/get-run-service");
+    (await getRunServiceContext()).faults?.arm("approvals", 1);
+    const refused = await actions.decide.decideTurnAction({
+      runId,
+      approve: true,
+      turnDigest,
+      actor: "alice",
+    });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: "not_auditable", status: 503 },
+      pending: { turnDigest },
+    });
+    const view = await service.loadView(runId);
+    expect(view?.status).toBe("WAITING_FOR_APPROVAL");
+    expect(view?.steps[0]?.calls.map((call) => call.status)).toEqual(["pending", "pending"]);
+  });
+
+  it("decideTurnAction and cancelRunAction refuse bad input with 400 and an unknown run with 404", async () => {
+    const bad = await actions.decide.decideTurnAction({ runId: "x", approve: true, actor: "" } as never);
+    expect(bad).toMatchObject({ ok: false, error: { code: "invalid_request", status: 400 } });
+    expect(bad.ok || bad.error.issues?.map((issue) => issue.path).sort()).toEqual(["actor", "runId"]);
+
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    expect(await actions.cancel.cancelRunAction({ runId: unknown, scope: "run" })).toMatchObject({
+      ok: false,
+      error: { code: "not_found", status: 404 },
+    });
+  });
+
+  it("cancelRunAction cancels a waiting run", async () => {
+    const { runId } = await startWaitingRun();
+    expect(await actions.cancel.cancelRunAction({ runId, scope: "run" })).toEqual({
+      ok: true,
+      data: { status: "CANCELLED" },
+    });
+  });
+});

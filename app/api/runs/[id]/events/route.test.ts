@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/db/client";
+import { openTestDatabase } from "@/db/testing/test-database";
+import type { RunEventRecord } from "@/lib/run-view/run-view";
+import type { RunService } from "@/lib/server/run-service";
+
+// The routes use the process-wide database: hand them a fresh test database.
+let handle: DatabaseHandle;
+let service: RunService;
+let events: typeof import("./route");
+let inbox: typeof import("../../../inbox/events/route");
+
+beforeAll(async () => {
+  const opening = openTestDatabase();
+  (globalThis as { toolPlaygroundDatabase?: Promise<DatabaseHandle> }).toolPlaygroundDatabase = opening;
+  handle = await opening;
+  events = await import("./route");
+  inbox = await import("../../../inbox/events/route");
+  service = await (await import("@/lib/server/get-run-service")).getRunService();
+});
+afterAll(async () => {
+  delete (globalThis as { toolPlaygroundDatabase?: unknown }).toolPlaygroundDatabase;
+  delete (globalThis as { toolPlaygroundService?: unknown }).toolPlaygroundService;
+  await handle?.close();
+});
+
+interface SseMessage {
+  id?: string;
+  event: string;
+  data: string;
+}
+
+/** Reads SSE messages from a response body, one at a time, the way EventSource frames them. */
+function openReader(response: Response) {
+  if (!response.body) throw new Error("no body");
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const comments: string[] = [];
+  async function next(): Promise<SseMessage | null> {
+    for (;;) {
+      const end = buffer.indexOf("\n\n");
+      if (end >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const message: SseMessage = { event: "message", data: "" };
+        const data: string[] = [];
+        for (const line of block.split("\n")) {
+          if (line.startsWith(":")) comments.push(line);
+          else if (line.startsWith("id: ")) message.id = line.slice(4);
+          else if (line.startsWith("event: ")) message.event = line.slice(7);
+          else if (line.startsWith("data: ")) data.push(line.slice(6));
+        }
+        if (data.length === 0) continue;
+        message.data = data.join("\n");
+        return message;
+      }
+      const chunk = await reader.read();
+      if (chunk.done) return null;
+      buffer += chunk.value;
+    }
+  }
+  /** Messages until one matches, inclusive. */
+  async function until(predicate: (message: SseMessage) => boolean): Promise<SseMessage[]> {
+    const seen: SseMessage[] = [];
+    for (;;) {
+      const message = await next();
+      if (!message) return seen;
+      seen.push(message);
+      if (predicate(message)) return seen;
+    }
+  }
+  return { next, until, comments, cancel: () => reader.cancel() };
+}
+
+const params = (id: string) => ({ params: Promise.resolve({ id }) });
+const streamRequest = (
+  runId: string,
+  init: { after?: string; lastEventId?: string; signal?: AbortSignal } = {},
+) =>
+  new Request(
+    `http://test/api/runs/${runId}/events${init.after === undefined ? "" : `?after=${init.after}`}`,
+    {
+      headers: init.lastEventId === undefined ? {} : { "last-event-id": init.lastEventId },
+      signal: init.signal,
+    },
+  );
+const records = (messages: SseMessage[]) =>
+  messages
+    .filter((message) => message.event === "message")
+    .map((message) => JSON.parse(message.data) as RunEventRecord);
+
+const gatedWrite = {
+  name: "gated write for the stream",
+  limits: { maxParallelToolCalls: 8, maxBatchPayloadBytes: 262_144, maxRepairAttempts: 2 },
+  workspace: {},
+  approvals: {},
+  tools: [],
+  decisions: [],
+  model: {
+    kind: "scripted" as const,
+    turns: [
+      {
+        calls: [
+          { id: "w", name: "write_file", arguments: '{"path":"a.txt","content":"A"}' },
+          { id: "r", name: "read_file", arguments: '{"path":"a.txt"}' },
+        ],
+      },
+      { calls: [{ id: "f", name: "finish", arguments: '{"summary":"ok"}' }] },
+    ],
+  },
+};
+
+async function startWaitingRun() {
+  const { runId, settled } = await service.startRun(gatedWrite);
+  expect(await settled).toBe("WAITING_FOR_APPROVAL");
+  const view = await service.loadView(runId);
+  return { runId, turnDigest: view?.pending?.turnDigest ?? "" };
+}
+
+describe("GET /api/runs/[id]/events (SPEC §7)", () => {
+  it("sends SSE headers, replays every stored event with id = seq, then goes live until the run ends", async () => {
+    const { runId, turnDigest } = await startWaitingRun();
+    const response = await events.GET(streamRequest(runId), params(runId));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
+    expect(response.headers.get("x-accel-buffering")).toBe("no");
+
+    const stream = openReader(response);
+    const replayed = records(await stream.until((message) => message.data.includes('"awaiting_approval"')));
+    expect(replayed.map((event) => event.seq)).toEqual(replayed.map((_, index) => index + 1));
+    const wait = replayed.at(-1);
+    expect(wait?.payload).toMatchObject({
+      turnDigest,
+      calls: [{ name: "write_file" }, { name: "read_file" }],
+    });
+
+    await service.decide(runId, { approve: true, turnDigest, actor: "alice" });
+    const rest = await stream.until((message) => message.event === "end");
+    const live = records(rest);
+    expect(live[0]?.seq).toBe((wait?.seq ?? 0) + 1);
+    expect(live.map((event) => event.seq)).toEqual(live.map((_, index) => (wait?.seq ?? 0) + 1 + index));
+    expect(live.map((event) => event.type)).toContain("approval_decided");
+    expect(live.at(-1)?.type).toBe("run_finished");
+    expect(rest.at(-1)).toMatchObject({ event: "end" });
+    expect(rest.filter((message) => message.id !== undefined).map((message) => Number(message.id))).toEqual(
+      live.map((event) => event.seq),
+    );
+    expect(await stream.next()).toBeNull();
+  });
+
+  it("resumes after Last-Event-ID (over ?after=) without repeating or skipping", async () => {
+    const { runId } = await startWaitingRun();
+    const all = await service.readEvents(runId, 0);
+    const fromHeader = openReader(
+      await events.GET(streamRequest(runId, { lastEventId: "1", after: "0" }), params(runId)),
+    );
+    const resumed = records(
+      await fromHeader.until((message) => message.data.includes('"awaiting_approval"')),
+    );
+    expect(resumed.map((event) => event.seq)).toEqual(all.slice(1).map((event) => event.seq));
+    await fromHeader.cancel();
+
+    const fromQuery = openReader(await events.GET(streamRequest(runId, { after: "2" }), params(runId)));
+    expect(records([(await fromQuery.next()) as SseMessage])[0]?.seq).toBe(3);
+    await fromQuery.cancel();
+  });
+
+  it("refuses a resume point that is not a whole number, and an unknown run, with the error table's bodies", async () => {
+    const { runId } = await startWaitingRun();
+    const bad = await events.GET(streamRequest(runId, { lastEventId: "seven" }), params(runId));
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { code: "invalid_request", message: /Last-Event-ID/ } });
+    expect((await events.GET(streamRequest(runId, { after: "-1" }), params(runId))).status).toBe(400);
+
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    const missing = await events.GET(streamRequest(unknown), params(unknown));
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error.code).toBe("not_found");
+  });
+
+  it("stops streaming when the client goes away", async () => {
+    const { runId, turnDigest } = await startWaitingRun();
+    const abort = new AbortController();
+    const stream = openReader(
+      await events.GET(streamRequest(runId, { signal: abort.signal }), params(runId)),
+    );
+    await stream.until((message) => message.data.includes('"awaiting_approval"'));
+    abort.abort();
+    await service.decide(runId, { approve: true, turnDigest, actor: "alice" });
+    // The stream ends without delivering what happened after the client left.
+    expect(await stream.next()).toBeNull();
+  });
+});
+
+describe("GET /api/inbox/events", () => {
+  it("sends the waiting runs on connect, then a new snapshot when one starts or stops waiting", async () => {
+    const abort = new AbortController();
+    const stream = openReader(
+      await inbox.GET(new Request("http://test/api/inbox/events", { signal: abort.signal })),
+    );
+    const first = await stream.next();
+    expect(first?.event).toBe("inbox");
+    const before = JSON.parse(first?.data ?? "{}").items as Array<{ runId: string }>;
+
+    const { runId, turnDigest } = await startWaitingRun();
+    const added = await stream.until((message) => message.data.includes(runId));
+    const items = JSON.parse(added.at(-1)?.data ?? "{}").items as Array<{ runId: string; pending: unknown }>;
+    expect(items[0]).toMatchObject({ runId, pending: { turnDigest } });
+    expect(items).toHaveLength(before.length + 1);
+
+    await service.decide(runId, { approve: false, turnDigest, actor: "alice", reason: "no" });
+    const removed = await stream.until((message) => !message.data.includes(runId));
+    expect(JSON.parse(removed.at(-1)?.data ?? "{}").items).toHaveLength(before.length);
+    abort.abort();
+  });
+});

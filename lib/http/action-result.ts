@@ -1,0 +1,19 @@
+import type { PendingTurn } from "@/lib/runtime/run/run-types";
+import type { ErrorCode } from "./error-table";
+
+/** A refusal as a server action returns it: the SPEC §5 code and status, never a thrown message. */
+export interface ActionError {
+  code: ErrorCode;
+  status: number;
+  message: string;
+  issues?: Array<{ path: string; message: string }>;
+}
+
+/**
+ * What every server action returns. A failure carries the same `pending` turn
+ * as the HTTP body (SPEC §5), so a panel refused with 409 or 503 re-renders
+ * the current turn without asking again.
+ */
+export type ActionResult<T> =
+  | { ok: true; data: T }
+  | { ok: false; error: ActionError; pending: PendingTurn | null };

@@ -1,0 +1,13 @@
+import type { PendingTurn } from "@/lib/runtime/run/run-types";
+
+/** One row of the approval inbox: a run waiting for a decision. */
+export interface InboxItem {
+  runId: string;
+  name: string;
+  /** ISO time the run started waiting. */
+  waitingSince: string;
+  stepIndex: number | null;
+  pending: PendingTurn | null;
+  /** Why the pending turn cannot be shown (its state does not decode), else null. */
+  unreadable: string | null;
+}

@@ -1,0 +1,64 @@
+import "server-only";
+import type { DatabaseHandle } from "@/db/client";
+import { RUN_EVENTS_CHANNEL } from "@/db/repositories/append-event";
+
+/** Called with the run and seq of each committed event (from any instance sharing the database). */
+export type RunEventListener = (runId: string, seq: number) => void;
+
+export interface RunEventHub {
+  /** Listens to one run's events, or every run's with `"*"`; returns the unsubscribe function. */
+  subscribe(runId: string | "*", listener: RunEventListener): Promise<() => void>;
+}
+
+const hubs = new WeakMap<DatabaseHandle, RunEventHub>();
+
+/**
+ * One LISTEN per database handle, fanned out to every open stream in this
+ * process. A stream per LISTEN would hold a connection per browser tab.
+ * Notifications only say "something was committed"; streams read the events
+ * themselves, in order, from the database.
+ */
+export function getRunEventHub(handle: DatabaseHandle): RunEventHub {
+  let hub = hubs.get(handle);
+  if (!hub) {
+    hub = createRunEventHub(handle);
+    hubs.set(handle, hub);
+  }
+  return hub;
+}
+
+function createRunEventHub(handle: DatabaseHandle): RunEventHub {
+  const listeners = new Map<string, Set<RunEventListener>>();
+  let listening: Promise<unknown> | null = null;
+
+  function dispatch(payload: string) {
+    const separator = payload.lastIndexOf(":");
+    const runId = payload.slice(0, separator);
+    const seq = Number(payload.slice(separator + 1));
+    for (const key of [runId, "*"]) {
+      for (const listener of listeners.get(key) ?? []) listener(runId, seq);
+    }
+  }
+
+  return {
+    async subscribe(runId, listener) {
+      if (!listening) {
+        listening = handle.listen(RUN_EVENTS_CHANNEL, dispatch);
+        listening.catch(() => {
+          listening = null;
+        });
+      }
+      await listening;
+      let set = listeners.get(runId);
+      if (!set) {
+        set = new Set();
+        listeners.set(runId, set);
+      }
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0) listeners.delete(runId);
+      };
+    },
+  };
+}
