@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { ActorField } from "@/components/actor-field";
+import { Providers } from "@/components/providers";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -12,12 +14,19 @@ export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body>
-        <header className="site-header">
-          <Link href="/" className="brand">
-            Tool Playground
-          </Link>
-        </header>
-        <main className="site-main">{children}</main>
+        <Providers>
+          <header className="site-header">
+            <Link href="/" className="brand">
+              Tool Playground
+            </Link>
+            <nav aria-label="Main">
+              <Link href="/">Playground</Link>
+              <Link href="/inbox">Inbox</Link>
+            </nav>
+            <ActorField />
+          </header>
+          <main className="site-main">{children}</main>
+        </Providers>
       </body>
     </html>
   );

@@ -51,6 +51,13 @@ export function invalidRequestResponse(named: Array<{ path: string; message: str
   return Response.json(invalidRequestBody(named), { status: statusForCode("invalid_request") });
 }
 
+/** A 404 with the one error body, for routes that exist only in some configurations. */
+export function notFoundResponse(message: string): Response {
+  return Response.json({ error: { code: "not_found", message }, pending: null } satisfies ErrorBody, {
+    status: statusForCode("not_found"),
+  });
+}
+
 function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERROR_STATUS, code);
 }

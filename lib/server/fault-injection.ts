@@ -10,6 +10,8 @@ export interface FaultRegistry extends StoreFaults {
   armed(): { approvals: number; steps: number };
 }
 
+export const FAULT_INJECTION_OFF = "Fault injection is off (PLAYGROUND_FAULTS=1 enables it).";
+
 export function isFaultInjectionEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.PLAYGROUND_FAULTS === "1";
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import type { SseChannel } from "@/lib/http/sse";
+import { registerStream } from "./open-streams";
 import type { RunService } from "./run-service";
 
 /**
@@ -31,8 +32,12 @@ export async function pipeRunEvents(
     }
   }, channel);
   const unsubscribe = await service.subscribeToEvents(runId, pump);
+  const unregister = registerStream(channel);
   pump();
-  return unsubscribe;
+  return () => {
+    unregister();
+    unsubscribe();
+  };
 }
 
 /** How long the inbox waits for a burst of events to end before it re-reads the list. */

@@ -28,5 +28,7 @@ describe("/api/faults without PLAYGROUND_FAULTS=1", () => {
     );
     expect(armed.status).toBe(404);
     expect((await armed.json()).error.code).toBe("not_found");
+    const streams = await import("./streams/route");
+    expect((await streams.POST()).status).toBe(404);
   });
 });

@@ -1,0 +1,9 @@
+import { notFoundResponse } from "@/lib/http/error-response";
+import { FAULT_INJECTION_OFF, isFaultInjectionEnabled } from "@/lib/server/fault-injection";
+import { dropOpenStreams } from "@/lib/server/open-streams";
+
+/** Ends every open run event stream of this instance, so browsers must resume. Only with PLAYGROUND_FAULTS=1. */
+export async function POST() {
+  if (!isFaultInjectionEnabled()) return notFoundResponse(FAULT_INJECTION_OFF);
+  return Response.json({ dropped: dropOpenStreams() });
+}

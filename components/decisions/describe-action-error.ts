@@ -1,0 +1,45 @@
+import type { ActionError } from "@/lib/http/action-result";
+
+/** What a person should understand from a refused decision or cancellation (SPEC §5 outcomes). */
+export function describeActionError(error: ActionError): {
+  title: string;
+  detail: string;
+  canRetry: boolean;
+} {
+  switch (error.code) {
+    case "stale_turn":
+      return {
+        title: "The turn changed",
+        detail: "What you decided on is no longer the pending turn. The current turn is shown; decide again.",
+        canRetry: false,
+      };
+    case "not_waiting":
+      return {
+        title: "Nothing to decide",
+        detail: "This run is no longer waiting: it was already decided, cancelled, or it finished.",
+        canRetry: false,
+      };
+    case "not_auditable":
+      return {
+        title: "Your approval could not be recorded",
+        detail: "The audit log is unavailable, so nothing ran. The run is still waiting; try again.",
+        canRetry: true,
+      };
+    case "unreadable_state":
+      return {
+        title: "The run's saved state is unreadable",
+        detail: `It cannot be resumed from here; an operator needs to inspect it. (${error.message})`,
+        canRetry: false,
+      };
+    case "invalid_request":
+      return { title: "The request was refused", detail: error.message, canRetry: false };
+    case "not_found":
+      return { title: "No such run", detail: error.message, canRetry: false };
+    default:
+      return {
+        title: "Something went wrong on the server",
+        detail: "It has been logged. Try again in a moment.",
+        canRetry: true,
+      };
+  }
+}

@@ -1,0 +1,29 @@
+import { validateScenario } from "@/lib/runtime/scenario/parse-scenario";
+import type { Scenario } from "@/lib/runtime/scenario/scenario-schema";
+
+export type ScenarioTextCheck =
+  | { ok: true; scenario: Scenario; document: Record<string, unknown> }
+  | { ok: false; issues: Array<{ path: string; message: string }>; document: Record<string, unknown> | null };
+
+/**
+ * Checks the editor's text with the same schema the server applies, so every
+ * problem shows, by JSON path, before anything is sent. `document` is the
+ * parsed JSON object when there is one (the limit fields edit it).
+ */
+export function checkScenarioText(text: string): ScenarioTextCheck {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, issues: [{ path: "", message: `Not valid JSON: ${message}` }], document: null };
+  }
+  const document =
+    value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  const result = validateScenario(value);
+  return result.ok
+    ? { ok: true, scenario: result.scenario, document: document ?? {} }
+    : { ok: false, issues: result.issues, document };
+}

@@ -1,0 +1,147 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useId, useMemo, useState } from "react";
+import { startRunAction } from "@/app/actions/start-run";
+import { DEFAULT_LIMITS, type Limits } from "@/lib/runtime/types";
+import { findPreset, SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
+import { checkScenarioText } from "./check-scenario-text";
+import { PROMPT_TEMPLATE } from "./prompt-template";
+import { ScenarioEditor } from "./scenario-editor";
+
+const PROMPT_ID = "prompt-template";
+
+const LIMIT_FIELDS: Array<{ key: keyof Limits; label: string; min: number; max: number }> = [
+  { key: "maxParallelToolCalls", label: "Max parallel tool calls", min: 1, max: 128 },
+  { key: "maxBatchPayloadBytes", label: "Max batch payload (bytes)", min: 1, max: 16 * 1024 * 1024 },
+  { key: "maxRepairAttempts", label: "Max repair attempts", min: 0, max: 10 },
+];
+
+function textOf(presetId: string): string {
+  const scenario = presetId === PROMPT_ID ? PROMPT_TEMPLATE : findPreset(presetId)?.scenario;
+  return `${JSON.stringify(scenario ?? {}, null, 2)}\n`;
+}
+
+/** Compose a scenario (from a preset or by hand), check it as you type, adjust limits, start a run. */
+export function Playground({ initialPresetId }: { initialPresetId: string }) {
+  const router = useRouter();
+  const [presetId, setPresetId] = useState(initialPresetId);
+  const [text, setText] = useState(() => textOf(initialPresetId));
+  const check = useMemo(() => checkScenarioText(text), [text]);
+  const issuesId = useId();
+  const preset = findPreset(presetId);
+  const start = useMutation({
+    mutationFn: () => startRunAction({ scenarioText: text }),
+    onSuccess: (result) => {
+      if (result.ok) router.push(`/runs/${result.data.runId}`);
+    },
+  });
+  const refusal = start.data && !start.data.ok ? start.data.error : null;
+  const isStarting = start.isPending || (start.data?.ok ?? false);
+
+  function choosePreset(id: string) {
+    if (text !== textOf(presetId) && !window.confirm("Replace your edits with the preset?")) return;
+    setPresetId(id);
+    setText(textOf(id));
+    start.reset();
+  }
+
+  function setLimit(key: keyof Limits, raw: string) {
+    if (!check.document) return;
+    const value = Number(raw);
+    const limits = {
+      ...(check.document.limits as Partial<Limits> | undefined),
+      [key]: Number.isFinite(value) ? value : raw,
+    };
+    setText(`${JSON.stringify({ ...check.document, limits }, null, 2)}\n`);
+  }
+
+  const documentLimits = (check.document?.limits ?? {}) as Partial<Record<keyof Limits, unknown>>;
+
+  return (
+    <div className="playground">
+      <aside className="panel playground-controls" aria-label="Run setup">
+        <h1>Playground</h1>
+        <label htmlFor="preset">Preset</label>
+        <select id="preset" value={presetId} onChange={(event) => choosePreset(event.target.value)}>
+          {["Shared scenarios", "Planning rules (SPEC §3)"].map((group) => (
+            <optgroup key={group} label={group}>
+              {SCENARIO_PRESETS.filter((candidate) => candidate.group === group).map((candidate) => (
+                <option key={candidate.id} value={candidate.id}>
+                  {candidate.title}
+                </option>
+              ))}
+            </optgroup>
+          ))}
+          <optgroup label="Your own model">
+            <option value={PROMPT_ID}>Prompt a model (OpenAI-compatible endpoint)</option>
+          </optgroup>
+        </select>
+        <p className="muted preset-summary">
+          {preset?.summary ??
+            "Set baseURL, model and the name of the environment variable holding the key; the server calls the endpoint."}
+        </p>
+        <fieldset className="limits" disabled={!check.document}>
+          <legend>Limits</legend>
+          {LIMIT_FIELDS.map((field) => (
+            <label key={field.key}>
+              {field.label}
+              <input
+                type="number"
+                inputMode="numeric"
+                min={field.min}
+                max={field.max}
+                value={String(documentLimits[field.key] ?? DEFAULT_LIMITS[field.key])}
+                onChange={(event) => setLimit(field.key, event.target.value)}
+              />
+            </label>
+          ))}
+        </fieldset>
+        <p className="muted">
+          Runs started here wait for you at every barrier; a scenario&rsquo;s <code>decisions</code> are used
+          only by the CLI.
+        </p>
+        <button
+          type="button"
+          className="primary"
+          disabled={!check.ok || isStarting}
+          aria-describedby={issuesId}
+          onClick={() => start.mutate()}
+        >
+          {isStarting ? "Starting…" : "Start run"}
+        </button>
+        {refusal && (
+          <div className="alert" role="alert">
+            <strong>The run was not started.</strong> {refusal.message}
+          </div>
+        )}
+      </aside>
+      <section className="panel editor-panel" aria-label="Scenario">
+        <label htmlFor="scenario-json" className="editor-label">
+          Scenario JSON
+        </label>
+        <ScenarioEditor value={text} onChange={setText} describedBy={issuesId} isInvalid={!check.ok} />
+        <div id={issuesId} className="validation" aria-live="polite">
+          {check.ok ? (
+            <p className="valid">Valid scenario: {check.scenario.name}</p>
+          ) : (
+            <>
+              <p className="invalid">
+                {check.issues.length === 1 ? "1 problem" : `${check.issues.length} problems`} to fix before
+                starting:
+              </p>
+              <ul aria-label="Scenario problems">
+                {check.issues.map((issue) => (
+                  <li key={`${issue.path}:${issue.message}`}>
+                    <code>{issue.path || "(root)"}</code> {issue.message}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </div>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,60 @@
+import type { CallView, PendingTurnView, StepView } from "@/lib/run-view/run-view";
+import { describeCallState } from "../ui/call-state";
+import { JsonBlock } from "../ui/json-block";
+
+/** Every call of a step in batch order: its live state, class, and its arguments and result on demand. */
+export function CallTable({ step, pending }: { step: StepView; pending: PendingTurnView | null }) {
+  const waitingAt = pending?.stepIndex === step.index ? pending.calls[0]?.batchIndex : undefined;
+  return (
+    <table className="calls" aria-label={`Calls of step ${step.index + 1}`}>
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">Tool</th>
+          <th scope="col">State</th>
+          <th scope="col">Class</th>
+          <th scope="col">Arguments and result</th>
+        </tr>
+      </thead>
+      <tbody>
+        {step.calls.map((call) => (
+          <CallRow key={call.batchIndex} call={call} isAwaitingApproval={waitingAt === call.batchIndex} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function CallRow({ call, isAwaitingApproval }: { call: CallView; isAwaitingApproval: boolean }) {
+  const state = describeCallState(call.status, isAwaitingApproval);
+  const problem = call.error;
+  return (
+    <tr aria-label={`${call.name} call ${call.batchIndex}: ${state}`} data-state={call.status}>
+      <td className="numeric">{call.batchIndex}</td>
+      <td>
+        <span className="call-name">{call.name}</span>
+        {call.isGated && <span className="tag tag-barrier">gated</span>}
+      </td>
+      <td>
+        <span className="state" data-state={isAwaitingApproval ? "awaiting" : call.status}>
+          {state}
+        </span>
+        {problem && <div className="call-error">{problem.message}</div>}
+      </td>
+      <td className="muted">{call.resourceClass ?? "—"}</td>
+      <td>
+        <details>
+          <summary>View</summary>
+          <h4>Arguments</h4>
+          <JsonBlock value={call.arguments} isRaw />
+          {call.result !== null && call.result !== undefined && (
+            <>
+              <h4>Result</h4>
+              <JsonBlock value={call.result} />
+            </>
+          )}
+        </details>
+      </td>
+    </tr>
+  );
+}

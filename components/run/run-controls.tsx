@@ -1,0 +1,36 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { cancelRunAction } from "@/app/actions/cancel-run";
+import { queryKeys } from "@/lib/queries/run-queries";
+import { describeActionError } from "../decisions/describe-action-error";
+
+/** Cancel the current turn (the run goes on) or the whole run (it ends CANCELLED), SPEC §4. */
+export function RunControls({ runId, isActive }: { runId: string; isActive: boolean }) {
+  const queryClient = useQueryClient();
+  const cancel = useMutation({
+    mutationFn: (scope: "turn" | "run") => cancelRunAction({ runId, scope }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.runView(runId) }),
+  });
+  const refusal = cancel.data && !cancel.data.ok ? describeActionError(cancel.data.error) : null;
+  return (
+    <div className="run-controls">
+      <button type="button" disabled={!isActive || cancel.isPending} onClick={() => cancel.mutate("turn")}>
+        Cancel turn
+      </button>
+      <button
+        type="button"
+        className="danger"
+        disabled={!isActive || cancel.isPending}
+        onClick={() => cancel.mutate("run")}
+      >
+        Cancel run
+      </button>
+      {refusal && (
+        <p className="alert" role="alert">
+          <strong>{refusal.title}.</strong> {refusal.detail}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,60 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { runViewQueryOptions } from "@/lib/queries/run-queries";
+import type { RunView } from "@/lib/run-view/run-view";
+import { StatusBadge } from "../ui/status-badge";
+import { ApprovalPanel } from "./approval-panel";
+import { EventLog } from "./event-log";
+import { RunControls } from "./run-controls";
+import { StepCard } from "./step-card";
+import { isTerminalStatus, type StreamState, useRunStream } from "./use-run-stream";
+
+const STREAM_LABELS: Record<StreamState, string> = {
+  connecting: "Connecting…",
+  live: "Live",
+  reconnecting: "Reconnecting…",
+  ended: "Final",
+};
+
+/** The live run: header and controls, the approval panel, the steps as a timeline, the event log. */
+export function RunPage({ initialView }: { initialView: RunView }) {
+  const { data: view } = useQuery({ ...runViewQueryOptions(initialView.runId), initialData: initialView });
+  const isFinished = isTerminalStatus(view.status);
+  const stream = useRunStream(view.runId, isFinished);
+
+  return (
+    <div className="run-page">
+      <header className="run-header">
+        <div>
+          <h1>{view.name || "Run"}</h1>
+          <p className="muted run-id">
+            Run <code>{view.runId}</code>
+          </p>
+        </div>
+        <div className="run-state">
+          <span role="status" aria-label="Run status">
+            <StatusBadge status={view.status} />
+          </span>
+          <span className="stream-state" data-state={stream}>
+            {STREAM_LABELS[stream]}
+          </span>
+          <RunControls runId={view.runId} isActive={!isFinished} />
+        </div>
+      </header>
+      {view.error && (
+        <p className="alert" role="alert">
+          <strong>{view.error.code}.</strong> {view.error.message}
+        </p>
+      )}
+      <ApprovalPanel view={view} />
+      <section aria-label="Steps" className="timeline">
+        {view.steps.length === 0 && <p className="muted">Waiting for the model&rsquo;s first batch…</p>}
+        {view.steps.map((step) => (
+          <StepCard key={step.index} step={step} pending={view.pending} />
+        ))}
+      </section>
+      <EventLog log={view.log} />
+    </div>
+  );
+}

@@ -1,0 +1,14 @@
+import type { CallStatus } from "@/lib/runtime/run/run-types";
+
+/** The words a person reads for a call's state. */
+export function describeCallState(status: CallStatus, isAwaitingApproval: boolean): string {
+  if (isAwaitingApproval) return "awaiting approval";
+  switch (status) {
+    case "pending":
+      return "queued";
+    case "not_dispatched":
+      return "not dispatched";
+    default:
+      return status;
+  }
+}

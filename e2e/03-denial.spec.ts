@@ -1,0 +1,21 @@
+import { expect, test } from "@playwright/test";
+import { PlaygroundPage } from "./pages/playground-page";
+
+test("a denial invalidates the calls after the barrier, and the model's next step shows", async ({
+  page,
+}, testInfo) => {
+  const playground = new PlaygroundPage(page);
+  await playground.open("denied-write-invalidates-rest");
+  const run = await playground.startRun();
+  await run.expectStatus("Waiting for approval");
+  await run.expectCallState(1, "read_file", 0, "ok");
+  await run.expectCallState(1, "delete_file", 1, "awaiting approval");
+
+  await run.deny("keep the file");
+  await run.expectStatus("Completed");
+  await run.expectCallState(1, "delete_file", 1, "denied");
+  await run.expectCallState(1, "list_files", 2, "invalidated");
+  await expect(run.step(2)).toBeVisible();
+  await expect(run.step(2).getByRole("row", { name: /^reply call 0: ok/ })).toBeVisible();
+  await run.screenshot("denied, rest invalidated, next step", testInfo);
+});

@@ -1,0 +1,32 @@
+import { expect, test } from "@playwright/test";
+import { getView } from "./pages/api";
+import { PlaygroundPage } from "./pages/playground-page";
+
+test("when the audit is down an approval is refused with 503; nothing runs; after it recovers, approve succeeds", async ({
+  page,
+  request,
+}, testInfo) => {
+  const playground = new PlaygroundPage(page);
+  await playground.open("write-then-read-back");
+  const run = await playground.startRun();
+  await run.expectStatus("Waiting for approval");
+
+  const armed = await request.post("/api/faults", { data: { target: "approvals", failNext: 1 } });
+  expect(await armed.json()).toMatchObject({ approvals: 1 });
+
+  await run.approve();
+  await expect(run.alert).toContainText("Your approval could not be recorded");
+  await expect(run.alert).toContainText("nothing ran");
+  await run.expectStatus("Waiting for approval");
+  await run.expectCallState(1, "write_file", 0, "awaiting approval");
+  await run.expectCallState(1, "read_file", 1, "queued");
+  const view = await getView(request, run.runId);
+  expect(view.status).toBe("WAITING_FOR_APPROVAL");
+  expect(view.log.filter((event) => event.type === "call_started")).toHaveLength(0);
+  await run.screenshot("audit outage refused", testInfo);
+
+  await run.alert.getByRole("button", { name: "Retry" }).click();
+  await run.expectStatus("Completed");
+  await run.expectCallState(1, "write_file", 0, "ok");
+  await expect(run.alert).toHaveCount(0);
+});
