@@ -30,3 +30,27 @@ test("when the audit is down an approval is refused with 503; nothing runs; afte
   await run.expectCallState(1, "write_file", 0, "ok");
   await expect(run.alert).toHaveCount(0);
 });
+
+test("a run whose saved state cannot be read says so (422), and the run stays waiting for an operator", async ({
+  page,
+  request,
+}, testInfo) => {
+  const playground = new PlaygroundPage(page);
+  await playground.open("write-then-read-back");
+  const run = await playground.startRun();
+  await run.expectStatus("Waiting for approval");
+  const corrupted = await request.post("/api/faults/unreadable-state", { data: { runId: run.runId } });
+  expect(corrupted.status()).toBe(200);
+
+  await run.approve();
+  await expect(run.alert).toContainText("The run's saved state is unreadable");
+  await run.expectStatus("Waiting for approval");
+  expect((await getView(request, run.runId)).status).toBe("WAITING_FOR_APPROVAL");
+  await run.screenshot("unreadable state", testInfo);
+
+  // The inbox lists it with the reason instead of hiding it.
+  await page.goto("/inbox");
+  await expect(page.getByRole("listitem", { name: /unreadable state/ }).first()).toContainText(
+    "The saved state cannot be read",
+  );
+});

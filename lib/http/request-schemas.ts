@@ -21,3 +21,6 @@ export const faultRequestSchema = z
 
 /** Run ids are UUIDs; anything else cannot name a run. */
 export const runIdSchema = z.uuid();
+
+/** POST /api/faults/unreadable-state (only with PLAYGROUND_FAULTS=1) */
+export const unreadableStateRequestSchema = z.object({ runId: runIdSchema }).strict();

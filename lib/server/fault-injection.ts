@@ -1,5 +1,8 @@
 import "server-only";
+import { and, eq } from "drizzle-orm";
+import { getDatabase } from "@/db/client";
 import type { StoreFaults } from "@/db/repositories/run-repository";
+import { runs } from "@/db/schema";
 
 /**
  * Armed store failures for tests and demos (SPEC §5). Exists only when the
@@ -31,4 +34,19 @@ export function createFaultRegistry(): FaultRegistry {
     takeApprovalFault: () => take("approvals"),
     takeStepFault: () => take("steps"),
   };
+}
+
+/**
+ * Overwrites a waiting run's suspended state with one no decoder accepts, the
+ * way a bad deploy or a hand edit would, so the UI's `unreadable_state`
+ * answer can be shown. Only waiting runs; returns whether one was changed.
+ */
+export async function makeWaitingStateUnreadable(runId: string): Promise<boolean> {
+  const { db } = await getDatabase();
+  const rows = await db
+    .update(runs)
+    .set({ state: { schemaVersion: 999, corrupted: "by fault injection" } })
+    .where(and(eq(runs.id, runId), eq(runs.status, "WAITING_FOR_APPROVAL")))
+    .returning({ id: runs.id });
+  return rows.length > 0;
 }

@@ -30,5 +30,10 @@ describe("/api/faults without PLAYGROUND_FAULTS=1", () => {
     expect((await armed.json()).error.code).toBe("not_found");
     const streams = await import("./streams/route");
     expect((await streams.POST()).status).toBe(404);
+    const unreadable = await import("./unreadable-state/route");
+    const corrupt = await unreadable.POST(
+      new Request("http://test", { method: "POST", body: JSON.stringify({ runId: crypto.randomUUID() }) }),
+    );
+    expect(corrupt.status).toBe(404);
   });
 });

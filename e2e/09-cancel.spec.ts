@@ -1,0 +1,33 @@
+import { expect, test } from "@playwright/test";
+import { PlaygroundPage } from "./pages/playground-page";
+
+test("cancelling the run at a barrier invalidates the pending calls and ends it CANCELLED", async ({
+  page,
+}, testInfo) => {
+  const playground = new PlaygroundPage(page);
+  await playground.open("write-then-read-back");
+  const run = await playground.startRun();
+  await run.expectStatus("Waiting for approval");
+
+  await page.getByRole("button", { name: "Cancel run" }).click();
+  await run.expectStatus("Cancelled");
+  await expect(run.approvalPanel).toHaveCount(0);
+  await run.expectCallState(1, "write_file", 0, "invalidated");
+  await run.expectCallState(1, "read_file", 1, "invalidated");
+  await expect(page.getByRole("button", { name: "Cancel run" })).toBeDisabled();
+  await run.screenshot("cancelled at a barrier", testInfo);
+});
+
+test("cancelling the turn of a running step invalidates what has not run, and the run goes on", async ({
+  page,
+}) => {
+  const playground = new PlaygroundPage(page);
+  await playground.open("slow-waves-for-live-view");
+  const run = await playground.startRun();
+  await expect(run.call(1, "slow_fetch", 0)).toHaveAccessibleName(/: (running|ok)$/);
+
+  await page.getByRole("button", { name: "Cancel turn" }).click();
+  await expect(run.call(1, "slow_fetch", 11)).toHaveAccessibleName(/: invalidated$/);
+  await expect(run.step(2)).toBeVisible();
+  await run.expectStatus("Completed", 30_000);
+});
