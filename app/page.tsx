@@ -1,5 +1,7 @@
 import { Playground } from "@/components/playground/playground";
+import { RecentRuns } from "@/components/playground/recent-runs";
 import { findPreset, SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
+import { getRunService } from "@/lib/server/get-run-service";
 
 /** The playground; `?preset=<id>` opens a preset directly (links and demos use it). */
 export default async function PlaygroundPage({
@@ -10,5 +12,11 @@ export default async function PlaygroundPage({
   const { preset } = await searchParams;
   const requested = typeof preset === "string" ? findPreset(preset) : undefined;
   const presetId = (requested ?? SCENARIO_PRESETS[0])?.id ?? "";
-  return <Playground key={presetId} initialPresetId={presetId} />;
+  const recent = await (await getRunService()).listRecentRuns();
+  return (
+    <>
+      <Playground key={presetId} initialPresetId={presetId} />
+      <RecentRuns runs={recent} />
+    </>
+  );
 }

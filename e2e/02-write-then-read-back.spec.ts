@@ -33,4 +33,12 @@ test("a gated write is a barrier with its digest; once approved, the read-back s
   await readBack.getByText("View").click();
   await expect(readBack.getByText('{\\"debug\\": true}')).toBeVisible();
   await run.screenshot("approved and read back", testInfo);
+
+  // The run stays one click away from the playground.
+  const runId = run.runId;
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Playground" }).click();
+  const recent = page.getByRole("region", { name: "Recent runs" });
+  await recent.getByRole("link", { name: "approval-gated write, then read-back verification" }).first().click();
+  await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`));
+  await run.expectStatus("Completed");
 });

@@ -41,3 +41,12 @@ export async function listWaitingRuns(db: Db) {
     .where(eq(runs.status, "WAITING_FOR_APPROVAL"))
     .orderBy(desc(runs.waitingSince), desc(runs.id));
 }
+
+/** The most recently started runs, newest first (the playground's "Recent runs"). */
+export async function listRecentRuns(db: Db, limit: number) {
+  return db
+    .select({ id: runs.id, name: runs.name, status: runs.status, createdAt: runs.createdAt })
+    .from(runs)
+    .orderBy(desc(runs.createdAt), desc(runs.id))
+    .limit(limit);
+}

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { DatabaseHandle } from "@/db/client";
 import { appendEvent } from "@/db/repositories/append-event";
-import { getRunDetail } from "@/db/repositories/run-queries";
+import { getRunDetail, listRecentRuns } from "@/db/repositories/run-queries";
 import { createRunRepository, type StoreFaults } from "@/db/repositories/run-repository";
 import { createRunToolContext } from "@/db/repositories/run-tool-context";
 import { runs, workspaceFiles } from "@/db/schema";
@@ -145,6 +145,10 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
     subscribeToEvents: (runId: string | "*", listener: RunEventListener) =>
       getRunEventHub(handle).subscribe(runId, listener),
     listInbox: () => listInbox(db),
+    async listRecentRuns(limit = 10) {
+      const rows = await listRecentRuns(db, limit);
+      return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));
+    },
   };
 }
 
