@@ -38,7 +38,10 @@ test("a gated write is a barrier with its digest; once approved, the read-back s
   const runId = run.runId;
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Playground" }).click();
   const recent = page.getByRole("region", { name: "Recent runs" });
-  await recent.getByRole("link", { name: "approval-gated write, then read-back verification" }).first().click();
+  await recent
+    .getByRole("link", { name: "approval-gated write, then read-back verification" })
+    .first()
+    .click();
   await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`));
   await run.expectStatus("Completed");
 });

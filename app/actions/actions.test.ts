@@ -47,16 +47,29 @@ const gatedWrite = JSON.stringify({
   },
 });
 
-async function startWaitingRun() {
-  const started = await actions.start.startRunAction({ scenarioText: gatedWrite });
-  if (!started.ok) throw new Error(started.error.message);
-  const { runId } = started.data;
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const view = await service.loadView(runId);
-    if (view?.pending) return { runId, turnDigest: view.pending.turnDigest };
+async function poll<T>(read: () => Promise<T | null>, what: string): Promise<T> {
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    const value = await read();
+    if (value !== null) return value;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  throw new Error("run never waited");
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const waitForPending = (runId: string) =>
+  poll(async () => (await service.loadView(runId))?.pending?.turnDigest ?? null, "the run to wait");
+
+const waitForStatus = (runId: string, status: string) =>
+  poll(async () => ((await service.loadView(runId))?.status === status ? true : null), status);
+
+const approve = (runId: string, turnDigest: string) =>
+  actions.decide.decideTurnAction({ runId, approve: true, turnDigest, actor: "alice" });
+
+async function startWaitingRun(scenarioText = gatedWrite) {
+  const started = await actions.start.startRunAction({ scenarioText });
+  if (!started.ok) throw new Error(started.error.message);
+  const { runId } = started.data;
+  return { runId, turnDigest: await waitForPending(runId) };
 }
 
 describe("server actions return the SPEC §5 table's codes and statuses, never throw", () => {
@@ -89,13 +102,9 @@ describe("server actions return the SPEC §5 table's codes and statuses, never t
       pending: { turnDigest, calls: [{ name: "write_file" }, { name: "read_file" }] },
     });
 
-    const approved = await actions.decide.decideTurnAction({
-      runId,
-      approve: true,
-      turnDigest,
-      actor: "alice",
-    });
-    expect(approved).toEqual({ ok: true, data: { outcome: "executed", status: "COMPLETED" } });
+    const approved = await approve(runId, turnDigest);
+    expect(approved).toEqual({ ok: true, data: { outcome: "executed", status: "RUNNING" } });
+    await waitForStatus(runId, "COMPLETED");
 
     const again = await actions.decide.decideTurnAction({ runId, approve: true, turnDigest, actor: "alice" });
     expect(again).toMatchObject({ ok: false, error: { code: "not_waiting", status: 409 }, pending: null });
@@ -103,6 +112,7 @@ describe("server actions return the SPEC §5 table's codes and statuses, never t
 
   it("decideTurnAction: 503 not_auditable while approvals cannot be recorded; nothing runs and the run still waits", async () => {
     const { runId, turnDigest } = await startWaitingRun();
+    const waitedSince = (await service.listInbox()).find((item) => item.runId === runId)?.waitingSince;
     const { getRunServiceContext } = await import("@/lib/server/get-run-service");
     (await getRunServiceContext()).faults?.arm("approvals", 1);
     const refused = await actions.decide.decideTurnAction({
@@ -118,6 +128,8 @@ describe("server actions return the SPEC §5 table's codes and statuses, never t
     });
     const view = await service.loadView(runId);
     expect(view?.status).toBe("WAITING_FOR_APPROVAL");
+    // A refused decision does not restart the wait.
+    expect((await service.listInbox()).find((item) => item.runId === runId)?.waitingSince).toBe(waitedSince);
     expect(view?.steps[0]?.calls.map((call) => call.status)).toEqual(["pending", "pending"]);
   });
 
@@ -137,7 +149,43 @@ describe("server actions return the SPEC §5 table's codes and statuses, never t
     const { runId } = await startWaitingRun();
     expect(await actions.cancel.cancelRunAction({ runId, scope: "run" })).toEqual({
       ok: true,
-      data: { status: "CANCELLED" },
+      data: { status: "RUNNING" },
     });
+    await waitForStatus(runId, "CANCELLED");
+  });
+
+  it("decideTurnAction answers once the decision took effect, not when the run next stops", async () => {
+    // A tab runs its server actions one at a time: an action that waited for this
+    // slow tool would hold up the tab's Cancel buttons for its whole duration.
+    const slowAfterApproval = JSON.stringify({
+      name: "slow work after the barrier",
+      tools: [
+        {
+          name: "slow_report",
+          description: "takes a while",
+          resourceClass: "pure_read",
+          effect: "READ",
+          approval: "never",
+          parameters: { type: "object", properties: {} },
+          result: { done: true },
+          delayMs: 3_000,
+        },
+      ],
+      model: {
+        kind: "scripted",
+        turns: [
+          { calls: [{ name: "write_file", arguments: { path: "a.txt", content: "A" } }] },
+          { calls: [{ name: "slow_report", arguments: {} }] },
+          { calls: [{ name: "finish", arguments: { summary: "ok" } }] },
+        ],
+      },
+    });
+    const { runId, turnDigest } = await startWaitingRun(slowAfterApproval);
+    const approved = await approve(runId, turnDigest);
+    expect(approved).toEqual({ ok: true, data: { outcome: "executed", status: "RUNNING" } });
+    expect((await service.loadView(runId))?.status).toBe("RUNNING");
+    // The tab can cancel while the slow tool runs.
+    expect(await actions.cancel.cancelRunAction({ runId, scope: "run" })).toMatchObject({ ok: true });
+    await waitForStatus(runId, "CANCELLED");
   });
 });

@@ -10,6 +10,6 @@ const decideTurnInputSchema = decisionRequestSchema.extend({ runId: runIdSchema 
 /** Approves or denies the turn that was shown (its `turnDigest`), through the coordinator (SPEC §5). */
 export async function decideTurnAction(input: z.infer<typeof decideTurnInputSchema>) {
   return runAction(decideTurnInputSchema, input, async ({ runId, ...decision }) =>
-    (await getRunService()).decide(runId, decision),
+    (await getRunService()).submitDecision(runId, decision),
   );
 }

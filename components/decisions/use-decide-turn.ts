@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { decideTurnAction } from "@/app/actions/decide-turn";
 import type { ActionError, ActionResult } from "@/lib/http/action-result";
 import { queryKeys } from "@/lib/queries/run-queries";
-import type { DecisionResult } from "@/lib/runtime/coordinator/decide";
+import type { DecisionResult } from "@/lib/runtime";
 import { useActorName } from "../use-actor-name";
 
 export interface DecideInput {
@@ -15,8 +15,8 @@ export interface DecideInput {
 
 /**
  * Sends a decision for the turn that was shown. A refusal is a value, not an
- * exception; whatever the outcome, the run's cached view and the inbox are
- * refreshed, so a 409 shows the current turn and a 503 the still-waiting run.
+ * exception; whatever the outcome, the run's cached view is refreshed, so a
+ * 409 shows the current turn and a 503 the still-waiting run.
  */
 export function useDecideTurn(runId: string) {
   const queryClient = useQueryClient();
@@ -30,11 +30,10 @@ export function useDecideTurn(runId: string) {
         actor,
         reason: input.reason?.trim() ? input.reason.trim() : null,
       }),
-    onSettled: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: queryKeys.runView(runId) }),
-        queryClient.invalidateQueries({ queryKey: queryKeys.inbox() }),
-      ]),
+    // The run page refetches its view (it only ever moves forward), so a refused
+    // decision shows the current turn even when this tab's stream is behind.
+    // The inbox needs nothing: its stream sends a new snapshot after every change.
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.runView(runId) }),
   });
   const result = mutation.data;
   const refusal: ActionError | null =

@@ -29,9 +29,9 @@ export function InboxPage({ initialItems, renderedAt }: { initialItems: InboxIte
     if (selectedId === null || selectedIndex >= 0 || items.length === 0) return;
     const replacement = items[Math.min(lastIndex.current, items.length - 1)];
     if (!replacement) return;
-    const hadFocus = document.activeElement === document.body;
+    const wasFocusLost = document.activeElement === document.body;
     setSelectedId(replacement.runId);
-    if (hadFocus) requestAnimationFrame(() => rows.current.get(replacement.runId)?.focus());
+    if (wasFocusLost) requestAnimationFrame(() => rows.current.get(replacement.runId)?.focus());
   }, [items, selectedId, selectedIndex]);
 
   useEffect(() => {
@@ -56,7 +56,12 @@ export function InboxPage({ initialItems, renderedAt }: { initialItems: InboxIte
     <div className="inbox">
       <header className="inbox-header">
         <h1>Inbox</h1>
-        <span className="stream-state" data-state={isLive ? "live" : "reconnecting"}>
+        <span
+          className="stream-state"
+          role="status"
+          aria-label="Live updates"
+          data-state={isLive ? "live" : "reconnecting"}
+        >
           {isLive ? "Live" : "Connecting…"}
         </span>
         <p className="muted keyboard-help">
@@ -70,7 +75,7 @@ export function InboxPage({ initialItems, renderedAt }: { initialItems: InboxIte
           {items.map((item) => (
             <InboxRow
               key={item.runId}
-              ref={(element) => {
+              registerRow={(element) => {
                 if (element) rows.current.set(item.runId, element);
                 else rows.current.delete(item.runId);
               }}

@@ -1,45 +1,48 @@
 "use client";
 
 import Link from "next/link";
-import { type KeyboardEvent, type Ref, useId, useState } from "react";
+import { type KeyboardEvent, useRef, useState } from "react";
 import type { InboxItem } from "@/lib/queries/inbox-item";
+import { DenyForm } from "../decisions/deny-form";
 import { describeActionError } from "../decisions/describe-action-error";
 import { useDecideTurn } from "../decisions/use-decide-turn";
-import { formatDuration } from "../ui/use-now";
+import { formatDuration } from "../ui/format-duration";
 
 interface InboxRowProps {
-  ref?: Ref<HTMLLIElement>;
   item: InboxItem;
   now: number;
   isSelected: boolean;
   /** The one row Tab reaches (roving tabindex). */
   isTabStop: boolean;
   onSelect(): void;
+  /** Lets the list move focus between rows (`j`/`k`). */
+  registerRow(element: HTMLLIElement | null): void;
 }
 
 /** One waiting run: its pending calls and how long it has waited, decided in place (`a`, `d`). */
-export function InboxRow({ ref, item, now, isSelected, isTabStop, onSelect }: InboxRowProps) {
-  const { decide, isPending, refusal } = useDecideTurn(item.runId);
+export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerRow }: InboxRowProps) {
+  const { decide, isPending, refusal, lastInput } = useDecideTurn(item.runId);
   const [isDenying, setIsDenying] = useState(false);
-  const [reason, setReason] = useState("");
-  const reasonId = useId();
+  const row = useRef<HTMLLIElement | null>(null);
   const pending = item.pending;
-  const waited = formatDuration(now - Date.parse(item.waitingSince));
+  const waited = item.waitingSince ? formatDuration(now - Date.parse(item.waitingSince)) : "—";
   const explained = refusal ? describeActionError(refusal) : null;
+  const retry = explained?.canRetry && lastInput?.turnDigest === pending?.turnDigest ? lastInput : undefined;
 
   function approve() {
     if (pending && !isPending) decide({ approve: true, turnDigest: pending.turnDigest });
   }
-  function deny() {
-    if (pending && !isPending) decide({ approve: false, turnDigest: pending.turnDigest, reason });
+  // The reason field goes away: focus returns to the row, so the keys keep working.
+  function closeDenyForm() {
     setIsDenying(false);
+    requestAnimationFrame(() => row.current?.focus());
   }
   function onKeyDown(event: KeyboardEvent<HTMLLIElement>) {
     if (event.target !== event.currentTarget || event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.key === "a") {
       event.preventDefault();
       approve();
-    } else if (event.key === "d") {
+    } else if (event.key === "d" && pending) {
       event.preventDefault();
       setIsDenying(true);
     }
@@ -48,11 +51,15 @@ export function InboxRow({ ref, item, now, isSelected, isTabStop, onSelect }: In
   const callNames = pending?.calls.map((call) => call.name).join(", ") ?? "unreadable state";
   return (
     <li
-      ref={ref}
+      ref={(element) => {
+        row.current = element;
+        registerRow(element);
+      }}
       className="inbox-row"
       tabIndex={isTabStop ? 0 : -1}
       aria-current={isSelected ? "true" : undefined}
       aria-label={`${item.name}: ${callNames}, waiting ${waited}`}
+      aria-keyshortcuts="a d j k"
       data-run-id={item.runId}
       onFocus={onSelect}
       onKeyDown={onKeyDown}
@@ -60,7 +67,7 @@ export function InboxRow({ ref, item, now, isSelected, isTabStop, onSelect }: In
       <div className="inbox-row-head">
         <Link href={`/runs/${item.runId}`}>{item.name}</Link>
         <span className="muted">
-          waiting <time dateTime={item.waitingSince}>{waited}</time>
+          waiting <time dateTime={item.waitingSince ?? undefined}>{waited}</time>
         </span>
       </div>
       {pending ? (
@@ -79,36 +86,27 @@ export function InboxRow({ ref, item, now, isSelected, isTabStop, onSelect }: In
       {explained && (
         <p className="alert" role="alert">
           <strong>{explained.title}.</strong> {explained.detail}
+          {retry && (
+            <button type="button" onClick={() => decide(retry)} disabled={isPending}>
+              Retry
+            </button>
+          )}
         </p>
       )}
       <div className="decision-actions">
         <button type="button" className="primary" disabled={!pending || isPending} onClick={approve}>
           Approve
         </button>
-        {isDenying ? (
-          <form
-            className="deny-group"
-            onSubmit={(event) => {
-              event.preventDefault();
-              deny();
+        {isDenying && pending ? (
+          <DenyForm
+            autoFocus
+            isPending={isPending}
+            onCancel={closeDenyForm}
+            onDeny={(reason) => {
+              decide({ approve: false, turnDigest: pending.turnDigest, reason });
+              closeDenyForm();
             }}
-          >
-            <label htmlFor={reasonId}>Reason for denying</label>
-            <input
-              id={reasonId}
-              value={reason}
-              // Opened from the keyboard: the reason is what the person types next.
-              // biome-ignore lint/a11y/noAutofocus: focus follows the user's `d`
-              autoFocus
-              onChange={(event) => setReason(event.target.value)}
-              onKeyDown={(event) => {
-                if (event.key === "Escape") setIsDenying(false);
-              }}
-            />
-            <button type="submit" className="danger" disabled={isPending}>
-              Deny
-            </button>
-          </form>
+          />
         ) : (
           <button
             type="button"

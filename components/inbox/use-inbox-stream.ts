@@ -5,19 +5,44 @@ import { useEffect, useState } from "react";
 import type { InboxItem } from "@/lib/queries/inbox-item";
 import { queryKeys } from "@/lib/queries/run-queries";
 
-/** Replaces the cached inbox with each snapshot the server streams; returns whether the stream is up. */
+const MAX_RETRY_MS = 15_000;
+
+/**
+ * Replaces the cached inbox with each snapshot the server streams; returns
+ * whether the stream is up. A stream the browser gives up on (the server
+ * answered with an error) is reopened with backoff; every snapshot is whole,
+ * so nothing needs resuming.
+ */
 export function useInboxStream(): boolean {
   const queryClient = useQueryClient();
   const [isLive, setIsLive] = useState(false);
   useEffect(() => {
-    const source = new EventSource("/api/inbox/events");
-    source.onopen = () => setIsLive(true);
-    source.onerror = () => setIsLive(false);
-    source.addEventListener("inbox", (message) => {
-      const { items } = JSON.parse((message as MessageEvent<string>).data) as { items: InboxItem[] };
-      queryClient.setQueryData(queryKeys.inbox(), items);
-    });
-    return () => source.close();
+    let source: EventSource | null = null;
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    let failures = 0;
+    const open = () => {
+      const current = new EventSource("/api/inbox/events");
+      source = current;
+      current.onopen = () => {
+        failures = 0;
+        setIsLive(true);
+      };
+      current.onerror = () => {
+        setIsLive(false);
+        if (current.readyState !== EventSource.CLOSED) return;
+        failures += 1;
+        retryTimer = setTimeout(open, Math.min(MAX_RETRY_MS, 500 * 2 ** failures));
+      };
+      current.addEventListener("inbox", (message) => {
+        const { items } = JSON.parse((message as MessageEvent<string>).data) as { items: InboxItem[] };
+        queryClient.setQueryData(queryKeys.inbox(), items);
+      });
+    };
+    open();
+    return () => {
+      clearTimeout(retryTimer);
+      source?.close();
+    };
   }, [queryClient]);
   return isLive;
 }

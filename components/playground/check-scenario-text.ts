@@ -1,5 +1,4 @@
-import { validateScenario } from "@/lib/runtime/scenario/parse-scenario";
-import type { Scenario } from "@/lib/runtime/scenario/scenario-schema";
+import { type Scenario, validateScenario } from "@/lib/runtime";
 
 export type ScenarioTextCheck =
   | { ok: true; scenario: Scenario; document: Record<string, unknown> }

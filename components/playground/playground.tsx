@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
 import { startRunAction } from "@/app/actions/start-run";
-import { DEFAULT_LIMITS, type Limits } from "@/lib/runtime/types";
+import { DEFAULT_LIMITS, type Limits } from "@/lib/runtime";
 import { findPreset, SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { checkScenarioText } from "./check-scenario-text";
 import { PROMPT_TEMPLATE } from "./prompt-template";
@@ -49,7 +49,8 @@ export function Playground({ initialPresetId }: { initialPresetId: string }) {
 
   function setLimit(key: keyof Limits, raw: string) {
     if (!check.document) return;
-    const value = Number(raw);
+    // Anything but a number is kept as typed, so the schema names it instead of it silently becoming 0.
+    const value = raw.trim() === "" ? Number.NaN : Number(raw);
     const limits = {
       ...(check.document.limits as Partial<Limits> | undefined),
       [key]: Number.isFinite(value) ? value : raw,
@@ -93,6 +94,7 @@ export function Playground({ initialPresetId }: { initialPresetId: string }) {
                 min={field.min}
                 max={field.max}
                 value={String(documentLimits[field.key] ?? DEFAULT_LIMITS[field.key])}
+                aria-invalid={!check.ok && check.issues.some((issue) => issue.path === `limits.${field.key}`)}
                 onChange={(event) => setLimit(field.key, event.target.value)}
               />
             </label>
@@ -122,23 +124,21 @@ export function Playground({ initialPresetId }: { initialPresetId: string }) {
           Scenario JSON
         </label>
         <ScenarioEditor value={text} onChange={setText} describedBy={issuesId} isInvalid={!check.ok} />
-        <div id={issuesId} className="validation" aria-live="polite">
-          {check.ok ? (
-            <p className="valid">Valid scenario: {check.scenario.name}</p>
-          ) : (
-            <>
-              <p className="invalid">
-                {check.issues.length === 1 ? "1 problem" : `${check.issues.length} problems`} to fix before
-                starting:
-              </p>
-              <ul aria-label="Scenario problems">
-                {check.issues.map((issue) => (
-                  <li key={`${issue.path}:${issue.message}`}>
-                    <code>{issue.path || "(root)"}</code> {issue.message}
-                  </li>
-                ))}
-              </ul>
-            </>
+        <div id={issuesId} className="validation">
+          {/* Only the one-line summary is announced, not the whole list on every keystroke. */}
+          <p className={check.ok ? "valid" : "invalid"} aria-live="polite">
+            {check.ok
+              ? `Valid scenario: ${check.scenario.name}`
+              : `${check.issues.length === 1 ? "1 problem" : `${check.issues.length} problems`} to fix before starting:`}
+          </p>
+          {!check.ok && (
+            <ul aria-label="Scenario problems">
+              {check.issues.map((issue) => (
+                <li key={`${issue.path}:${issue.message}`}>
+                  <code>{issue.path || "(root)"}</code> {issue.message}
+                </li>
+              ))}
+            </ul>
           )}
         </div>
       </section>

@@ -1,7 +1,8 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useId } from "react";
 import type { RunView } from "@/lib/run-view/run-view";
+import { DenyForm } from "../decisions/deny-form";
 import { describeActionError } from "../decisions/describe-action-error";
 import { useDecideTurn } from "../decisions/use-decide-turn";
 import { JsonBlock } from "../ui/json-block";
@@ -12,12 +13,12 @@ import { JsonBlock } from "../ui/json-block";
  */
 export function ApprovalPanel({ view }: { view: RunView }) {
   const { decide, isPending, refusal, lastInput, reset } = useDecideTurn(view.runId);
-  const [reason, setReason] = useState("");
-  const reasonId = useId();
   const headingId = useId();
   const pending = view.pending;
   if (!pending && !refusal) return null;
   const explained = refusal ? describeActionError(refusal) : null;
+  // A retry resends the same decision, so only while that turn is still the one pending.
+  const retry = explained?.canRetry && lastInput?.turnDigest === pending?.turnDigest ? lastInput : undefined;
 
   return (
     <section className="panel approval-panel" aria-labelledby={headingId}>
@@ -25,8 +26,8 @@ export function ApprovalPanel({ view }: { view: RunView }) {
       {explained && (
         <div className="alert" role="alert" data-code={refusal?.code}>
           <strong>{explained.title}.</strong> {explained.detail}
-          {explained.canRetry && lastInput && (
-            <button type="button" onClick={() => decide(lastInput)} disabled={isPending}>
+          {retry && (
+            <button type="button" onClick={() => decide(retry)} disabled={isPending}>
               Retry
             </button>
           )}
@@ -70,27 +71,15 @@ export function ApprovalPanel({ view }: { view: RunView }) {
             >
               Approve
             </button>
-            <div className="deny-group">
-              <label htmlFor={reasonId}>Reason for denying</label>
-              <input
-                id={reasonId}
-                value={reason}
-                onChange={(event) => setReason(event.target.value)}
-                maxLength={2000}
-                placeholder="Optional; the model sees it"
-              />
-              <button
-                type="button"
-                className="danger"
-                disabled={isPending}
-                onClick={() => {
-                  reset();
-                  decide({ approve: false, turnDigest: pending.turnDigest, reason });
-                }}
-              >
-                Deny
-              </button>
-            </div>
+            <DenyForm
+              // A new turn starts with an empty reason.
+              key={pending.turnDigest}
+              isPending={isPending}
+              onDeny={(reason) => {
+                reset();
+                decide({ approve: false, turnDigest: pending.turnDigest, reason });
+              }}
+            />
             <span role="status" className="muted">
               {isPending ? "Sending your decision…" : ""}
             </span>

@@ -1,5 +1,5 @@
 import type { CallView, PendingTurnView, StepView } from "@/lib/run-view/run-view";
-import { describeCallState } from "../ui/call-state";
+import { describeCallState } from "../ui/describe-call-state";
 import { JsonBlock } from "../ui/json-block";
 
 /** Every call of a step in batch order: its live state, class, and its arguments and result on demand. */
@@ -44,7 +44,13 @@ function CallRow({ call, isAwaitingApproval }: { call: CallView; isAwaitingAppro
       <td className="muted">{call.resourceClass ?? "—"}</td>
       <td>
         <details>
-          <summary>View</summary>
+          <summary>
+            View
+            <span className="visually-hidden">
+              {" "}
+              arguments and result of {call.name} call {call.batchIndex}
+            </span>
+          </summary>
           <h4>Arguments</h4>
           <JsonBlock value={call.arguments} isRaw />
           {call.result !== null && call.result !== undefined && (

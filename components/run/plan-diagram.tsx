@@ -1,5 +1,5 @@
 import type { CallView, PendingTurnView, StepView } from "@/lib/run-view/run-view";
-import { describeCallState } from "../ui/call-state";
+import { describeCallState } from "../ui/describe-call-state";
 
 /**
  * A step's plan as the runtime made it (SPEC §3): waves as columns of calls

@@ -2,13 +2,14 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { runViewQueryOptions } from "@/lib/queries/run-queries";
+import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
 import type { RunView } from "@/lib/run-view/run-view";
 import { StatusBadge } from "../ui/status-badge";
 import { ApprovalPanel } from "./approval-panel";
 import { EventLog } from "./event-log";
 import { RunControls } from "./run-controls";
 import { StepCard } from "./step-card";
-import { isTerminalStatus, type StreamState, useRunStream } from "./use-run-stream";
+import { type StreamState, useRunStream } from "./use-run-stream";
 
 const STREAM_LABELS: Record<StreamState, string> = {
   connecting: "Connecting…",
@@ -19,7 +20,10 @@ const STREAM_LABELS: Record<StreamState, string> = {
 
 /** The live run: header and controls, the approval panel, the steps as a timeline, the event log. */
 export function RunPage({ initialView }: { initialView: RunView }) {
-  const { data: view } = useQuery({ ...runViewQueryOptions(initialView.runId), initialData: initialView });
+  const { data: view, error: refreshError } = useQuery({
+    ...runViewQueryOptions(initialView.runId),
+    initialData: initialView,
+  });
   const isFinished = isTerminalStatus(view.status);
   const stream = useRunStream(view.runId, isFinished);
 
@@ -36,12 +40,18 @@ export function RunPage({ initialView }: { initialView: RunView }) {
           <span role="status" aria-label="Run status">
             <StatusBadge status={view.status} />
           </span>
-          <span className="stream-state" data-state={stream}>
+          <span className="stream-state" role="status" aria-label="Live updates" data-state={stream}>
             {STREAM_LABELS[stream]}
           </span>
           <RunControls runId={view.runId} isActive={!isFinished} />
         </div>
       </header>
+      {refreshError && (
+        <p className="alert" role="alert">
+          <strong>Could not refresh this run.</strong> {refreshError.message} What is shown may be behind; it
+          updates again as soon as the server answers.
+        </p>
+      )}
       {view.error && (
         <p className="alert" role="alert">
           <strong>{view.error.code}.</strong> {view.error.message}

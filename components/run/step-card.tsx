@@ -22,9 +22,7 @@ export function StepCard({ step, pending }: { step: StepView; pending: PendingTu
           <ul aria-label={`Problems of step ${step.index + 1}`}>
             {plan.problems.map((problem) => (
               <li key={`${problem.batchIndex}-${problem.code}`}>
-                <code>{problem.code}</code>
-                {problem.batchIndex !== null && <span className="muted"> call {problem.batchIndex}</span>}:{" "}
-                {problem.message}
+                <code>{problem.code}</code>: {problem.message}
               </li>
             ))}
           </ul>

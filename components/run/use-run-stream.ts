@@ -7,15 +7,17 @@ import { applyRunEvent, classifyEvent, type RunEventRecord, type RunView } from 
 
 export type StreamState = "connecting" | "live" | "reconnecting" | "ended";
 
-const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
+/** The longest pause between attempts to reopen a stream the server refused. */
+const MAX_RETRY_MS = 15_000;
 
 /**
- * Keeps the cached run view current from the run's event stream. It starts
- * after the cached view's `lastSeq`; when the connection drops, the browser
- * reconnects with `Last-Event-ID` and the server resumes after it. Events
- * already folded are ignored, and a gap (which the server never sends, but a
- * cache replaced under us could produce) refetches the whole view instead of
- * folding across it.
+ * Keeps the cached run view current from the run's event stream, starting
+ * after the cached view's `lastSeq`. A dropped connection is resumed by the
+ * browser with `Last-Event-ID`. Events already folded are ignored. A gap
+ * (which the server never sends, but a cache replaced under us could
+ * produce) or a stream the browser gave up on (the server answered with an
+ * error) is reopened from the cached `lastSeq`, so nothing is folded across
+ * a hole and updates never silently stop.
  */
 export function useRunStream(runId: string, isFinished: boolean): StreamState {
   const queryClient = useQueryClient();
@@ -27,35 +29,58 @@ export function useRunStream(runId: string, isFinished: boolean): StreamState {
       return;
     }
     const key = queryKeys.runView(runId);
-    const startAfter = queryClient.getQueryData<RunView>(key)?.lastSeq ?? 0;
-    const source = new EventSource(`/api/runs/${runId}/events?after=${startAfter}`);
-    let isRefetching = false;
-    source.onopen = () => setState("live");
-    source.onerror = () => setState(source.readyState === EventSource.CLOSED ? "ended" : "reconnecting");
-    source.onmessage = (message) => {
-      const event = JSON.parse(message.data) as RunEventRecord;
-      const view = queryClient.getQueryData<RunView>(key);
-      if (!view) return;
-      const place = classifyEvent(view, event.seq);
-      if (place === "next") {
-        queryClient.setQueryData<RunView>(key, applyRunEvent(view, event));
-      } else if (place === "gap" && !isRefetching) {
-        isRefetching = true;
-        void queryClient.invalidateQueries({ queryKey: key }).finally(() => {
-          isRefetching = false;
-        });
-      }
+    let source: EventSource | null = null;
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    let failures = 0;
+    let isStopped = false;
+
+    const open = () => {
+      const afterSeq = queryClient.getQueryData<RunView>(key)?.lastSeq ?? 0;
+      const current = new EventSource(`/api/runs/${runId}/events?after=${afterSeq}`);
+      source = current;
+      current.onopen = () => {
+        failures = 0;
+        setState("live");
+      };
+      current.onerror = () => {
+        if (current.readyState !== EventSource.CLOSED) {
+          setState("reconnecting");
+          return;
+        }
+        // The browser gave up (the server answered with an error): retry ourselves, backing off.
+        failures += 1;
+        reopen(Math.min(MAX_RETRY_MS, 500 * 2 ** failures));
+      };
+      current.onmessage = (message) => {
+        const event = JSON.parse(message.data) as RunEventRecord;
+        const view = queryClient.getQueryData<RunView>(key);
+        if (!view) return;
+        const place = classifyEvent(view, event.seq);
+        if (place === "next") queryClient.setQueryData<RunView>(key, applyRunEvent(view, event));
+        else if (place === "gap") reopen(0);
+      };
+      current.addEventListener("end", () => {
+        current.close();
+        setState("ended");
+      });
     };
-    source.addEventListener("end", () => {
-      source.close();
-      setState("ended");
-    });
-    return () => source.close();
+
+    const reopen = (delayMs: number) => {
+      source?.close();
+      setState("reconnecting");
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(() => {
+        if (!isStopped) open();
+      }, delayMs);
+    };
+
+    open();
+    return () => {
+      isStopped = true;
+      clearTimeout(retryTimer);
+      source?.close();
+    };
   }, [runId, isFinished, queryClient]);
 
   return state;
-}
-
-export function isTerminalStatus(status: string): boolean {
-  return TERMINAL.has(status);
 }

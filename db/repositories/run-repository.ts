@@ -232,7 +232,7 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
           status: "RUNNING",
           claimToken,
           leaseExpiresAt: sql`now() + ${`${leaseMs} milliseconds`}::interval`,
-          waitingSince: null,
+          // waitingSince stays: if the decision is refused and the run released, it has waited since then.
           updatedAt: new Date(),
         })
         .where(and(eq(runs.id, runId), eq(runs.status, "WAITING_FOR_APPROVAL")))
@@ -249,7 +249,7 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
             state,
             claimToken: null,
             leaseExpiresAt: null,
-            waitingSince: new Date(),
+            // waitingSince stays: a refused decision does not restart the wait.
           })
           .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
           .returning({ id: runs.id });

@@ -1,4 +1,4 @@
-import type { PendingTurn } from "@/lib/runtime/run/run-types";
+import type { PendingTurn } from "@/lib/runtime";
 import type { ErrorCode } from "./error-table";
 
 /** A refusal as a server action returns it: the SPEC §5 code and status, never a thrown message. */

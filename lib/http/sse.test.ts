@@ -47,6 +47,18 @@ describe("server-sent events framing", () => {
     expect(cleanUps).toBe(1);
   });
 
+  it("cleans up a stream whose client left before it opened", async () => {
+    const abort = new AbortController();
+    abort.abort();
+    let cleanUps = 0;
+    const response = openSseResponse(abort.signal, async () => () => {
+      cleanUps += 1;
+    });
+    expect(await readUntil(response, () => false)).toMatch(/^retry: /);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(cleanUps).toBe(1);
+  });
+
   it("cleans up a stream the server closed before its start finished", async () => {
     let cleanUps = 0;
     const response = openSseResponse(new AbortController().signal, async (channel) => {

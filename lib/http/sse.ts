@@ -87,6 +87,8 @@ export function openSseResponse(
       write(`retry: ${RECONNECT_MS}\n\n`);
       heartbeat = setInterval(() => write(": heartbeat\n\n"), options.heartbeatMs ?? HEARTBEAT_MS);
       signal.addEventListener("abort", finish);
+      // The client may have left while the route was still checking the request.
+      if (signal.aborted) finish();
       start(channel).then(
         (stop) => {
           if (isClosed) stop();

@@ -1,11 +1,11 @@
-import type { PendingTurn } from "@/lib/runtime/run/run-types";
+import type { PendingTurn } from "@/lib/runtime";
 
 /** One row of the approval inbox: a run waiting for a decision. */
 export interface InboxItem {
   runId: string;
   name: string;
-  /** ISO time the run started waiting. */
-  waitingSince: string;
+  /** ISO time the run started waiting (null only for rows written before it was recorded). */
+  waitingSince: string | null;
   stepIndex: number | null;
   pending: PendingTurn | null;
   /** Why the pending turn cannot be shown (its state does not decode), else null. */

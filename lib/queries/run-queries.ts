@@ -9,13 +9,24 @@ export const queryKeys = {
   inbox: () => ["inbox"] as const,
 };
 
-/** The live run page's data. Fresh until the stream says otherwise, so it is never refetched on a timer. */
+/**
+ * The live run page's data. Fresh until the stream says otherwise, so it is
+ * never refetched on a timer. A view only ever moves forward: a refetch that
+ * answers with an older `lastSeq` than the stream has already folded (it was
+ * read before those events were committed) is dropped, not shown.
+ */
 export function runViewQueryOptions(runId: string) {
   return queryOptions({
     queryKey: queryKeys.runView(runId),
     queryFn: ({ signal }) => fetchJson<RunView>(`/api/runs/${runId}/view`, signal),
     staleTime: Number.POSITIVE_INFINITY,
+    structuralSharing: (previous: unknown, next: unknown) =>
+      keepNewerView(previous as RunView | undefined, next as RunView),
   });
+}
+
+export function keepNewerView(previous: RunView | undefined, next: RunView): RunView {
+  return previous && previous.lastSeq > next.lastSeq ? previous : next;
 }
 
 export function inboxQueryOptions() {

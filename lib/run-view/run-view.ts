@@ -8,8 +8,15 @@
  * importable on both sides.
  */
 
-import type { CallStatus, RunError, RunStatus, StepMetrics } from "@/lib/runtime/run/run-types";
-import type { Limits, Plan, ResourceClass } from "@/lib/runtime/types";
+import type {
+  CallStatus,
+  Limits,
+  Plan,
+  ResourceClass,
+  RunError,
+  RunStatus,
+  StepMetrics,
+} from "@/lib/runtime";
 
 /** A persisted run event as the database and the SSE stream carry it. */
 export interface RunEventRecord {

@@ -5,9 +5,15 @@
  */
 
 // Running: model port, run loop, persisted state, the coordinator.
-export { type CancelResult, cancelRun } from "./coordinator/cancel-run";
+export { type CancelResult, cancelRun, startCancelRun } from "./coordinator/cancel-run";
 export type { CoordinatorDependencies } from "./coordinator/coordinator-dependencies";
-export { type Decision, type DecisionResult, decide } from "./coordinator/decide";
+export {
+  type Decision,
+  type DecisionResult,
+  decide,
+  type StartedDecision,
+  startDecision,
+} from "./coordinator/decide";
 export {
   DecisionRefusedError,
   NotAuditableError,

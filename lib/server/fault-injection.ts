@@ -1,8 +1,7 @@
 import "server-only";
-import { and, eq } from "drizzle-orm";
 import { getDatabase } from "@/db/client";
+import { corruptWaitingState } from "@/db/repositories/corrupt-waiting-state";
 import type { StoreFaults } from "@/db/repositories/run-repository";
-import { runs } from "@/db/schema";
 
 /**
  * Armed store failures for tests and demos (SPEC §5). Exists only when the
@@ -36,17 +35,7 @@ export function createFaultRegistry(): FaultRegistry {
   };
 }
 
-/**
- * Overwrites a waiting run's suspended state with one no decoder accepts, the
- * way a bad deploy or a hand edit would, so the UI's `unreadable_state`
- * answer can be shown. Only waiting runs; returns whether one was changed.
- */
+/** Makes a waiting run's saved state undecodable, so the UI's `unreadable_state` (422) can be seen. */
 export async function makeWaitingStateUnreadable(runId: string): Promise<boolean> {
-  const { db } = await getDatabase();
-  const rows = await db
-    .update(runs)
-    .set({ state: { schemaVersion: 999, corrupted: "by fault injection" } })
-    .where(and(eq(runs.id, runId), eq(runs.status, "WAITING_FOR_APPROVAL")))
-    .returning({ id: runs.id });
-  return rows.length > 0;
+  return corruptWaitingState((await getDatabase()).db, runId);
 }

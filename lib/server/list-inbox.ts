@@ -15,7 +15,7 @@ export async function listInbox(db: Db): Promise<InboxItem[]> {
     const base = {
       runId: row.id,
       name: row.name,
-      waitingSince: (row.waitingSince ?? new Date()).toISOString(),
+      waitingSince: row.waitingSince?.toISOString() ?? null,
     };
     try {
       const state = decodeSuspendedState(row.id, row.state);

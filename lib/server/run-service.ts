@@ -22,6 +22,8 @@ import {
   type RunStore,
   runSteps,
   type Scenario,
+  startCancelRun,
+  startDecision,
   type TranscriptEntry,
 } from "@/lib/runtime";
 import { buildRunReport, type RunReport } from "./build-run-report";
@@ -129,12 +131,36 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
     return { runId, settled };
   }
 
+  function continueInBackground(runId: string, settled: Promise<RunStatus>) {
+    settled.catch((error: unknown) =>
+      (options.log ?? console.error)(`run ${runId} stopped with an error`, { error: String(error) }),
+    );
+  }
+
   return {
     store,
     startRun,
+    /** Applies a decision and answers once the run next waits or ends (HTTP API, CLI). */
     decide: (runId: string, decision: Decision): Promise<DecisionResult> =>
       decide(runId, decision, coordinator),
+    /**
+     * Applies a decision and answers as soon as it has taken effect (status
+     * RUNNING); the run goes on in the background. The browser's server
+     * actions use this: a tab runs them one at a time, so waiting for the run
+     * would hold up its Cancel buttons and the inbox's next decision.
+     */
+    async submitDecision(runId: string, decision: Decision): Promise<DecisionResult> {
+      const { outcome, settled } = await startDecision(runId, decision, coordinator);
+      continueInBackground(runId, settled);
+      return { outcome, status: "RUNNING" };
+    },
     cancel: (runId: string, scope: "turn" | "run") => cancelRun(runId, scope, coordinator),
+    /** Like {@link submitDecision}: answers once the cancellation has taken effect. */
+    async submitCancel(runId: string, scope: "turn" | "run"): Promise<{ status: RunStatus }> {
+      const { settled } = await startCancelRun(runId, scope, coordinator);
+      continueInBackground(runId, settled);
+      return { status: "RUNNING" };
+    },
     async getReport(runId: string): Promise<RunReport | null> {
       const detail = await getRunDetail(db, runId);
       return detail ? buildRunReport(detail) : null;

@@ -20,8 +20,25 @@ export interface CancelResult {
 export async function cancelRun(
   runId: string,
   scope: "turn" | "run",
-  dependencies: CoordinatorDependencies & { abortInProcess?(runId: string): void },
+  dependencies: CancelDependencies,
 ): Promise<CancelResult> {
+  const { settled } = await startCancelRun(runId, scope, dependencies);
+  return { status: await settled };
+}
+
+type CancelDependencies = CoordinatorDependencies & { abortInProcess?(runId: string): void };
+
+/**
+ * {@link cancelRun} up to the point where the cancellation has taken effect
+ * (requested of a running run, or a waiting run claimed and about to
+ * invalidate); the run goes on in `settled`. Refusals throw as in
+ * {@link cancelRun}.
+ */
+export async function startCancelRun(
+  runId: string,
+  scope: "turn" | "run",
+  dependencies: CancelDependencies,
+): Promise<{ settled: Promise<RunStatus> }> {
   const { store } = dependencies;
   const run = await requireRun(store, runId);
   if (run.status === "RUNNING") {
@@ -29,12 +46,11 @@ export async function cancelRun(
       throw new NotWaitingError(runId, (await store.getRun(runId))?.status ?? "gone");
     }
     dependencies.abortInProcess?.(runId);
-    return { status: "RUNNING" };
+    return { settled: Promise.resolve("RUNNING") };
   }
   const claim = await claimWaitingRun(run, dependencies);
   const environment = await holdingClaim(store, runId, async () =>
     dependencies.createEnvironment(claim.run, claim.claimToken),
   );
-  const status = await runSteps(environment, resumeClaimedRun(claim, { kind: "cancel", scope }));
-  return { status };
+  return { settled: runSteps(environment, resumeClaimedRun(claim, { kind: "cancel", scope })) };
 }

@@ -32,6 +32,12 @@ export interface DecisionResult {
   status: RunStatus;
 }
 
+/** A decision that took effect; `settled` is the run going on, until it next waits or ends. */
+export interface StartedDecision {
+  outcome: "executed" | "denied";
+  settled: Promise<RunStatus>;
+}
+
 /**
  * The one place a decision is checked and applied (SPEC §5), in this order:
  * pre-claim decode (unreadable → `unreadable_state`, nothing claimed); atomic
@@ -49,16 +55,32 @@ export async function decide(
   decision: Decision,
   dependencies: CoordinatorDependencies,
 ): Promise<DecisionResult> {
+  const { outcome, settled } = await startDecision(runId, decision, dependencies);
+  return { outcome, status: await settled };
+}
+
+/**
+ * {@link decide} up to the point where the decision has taken effect (claimed,
+ * checked, audited, announced); it resolves there and the run goes on in
+ * `settled`. For callers that must not wait for the rest of the run, such as
+ * a browser tab whose server actions run one at a time. Refusals throw
+ * exactly as in {@link decide}.
+ */
+export async function startDecision(
+  runId: string,
+  decision: Decision,
+  dependencies: CoordinatorDependencies,
+): Promise<StartedDecision> {
   const { store } = dependencies;
   const claim = await claimWaitingRun(await requireRun(store, runId), dependencies);
   const { environment, outcome, reason } = await holdingClaim(store, runId, () =>
     applyDecision(decision, claim, dependencies),
   );
-  const status = await runSteps(
+  const settled = runSteps(
     environment,
     resumeClaimedRun(claim, decision.approve ? { kind: "approve" } : { kind: "deny", reason }),
   );
-  return { outcome, status };
+  return { outcome, settled };
 }
 
 /** Gates 1 and 2, the audit and the announcement of a decision on a claimed run (SPEC §5 steps 4–7). */

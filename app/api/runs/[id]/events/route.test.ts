@@ -166,6 +166,17 @@ describe("GET /api/runs/[id]/events (SPEC §7)", () => {
     await fromQuery.cancel();
   });
 
+  it("ends at once when the client resumes after the run already finished", async () => {
+    const { runId, turnDigest } = await startWaitingRun();
+    await service.decide(runId, { approve: true, turnDigest, actor: "alice" });
+    const last = (await service.readEvents(runId, 0)).at(-1)?.seq ?? 0;
+    const stream = openReader(
+      await events.GET(streamRequest(runId, { lastEventId: String(last) }), params(runId)),
+    );
+    expect(await stream.next()).toMatchObject({ event: "end" });
+    expect(await stream.next()).toBeNull();
+  });
+
   it("refuses a resume point that is not a whole number, and an unknown run, with the error table's bodies", async () => {
     const { runId } = await startWaitingRun();
     const bad = await events.GET(streamRequest(runId, { lastEventId: "seven" }), params(runId));

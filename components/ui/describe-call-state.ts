@@ -1,4 +1,4 @@
-import type { CallStatus } from "@/lib/runtime/run/run-types";
+import type { CallStatus } from "@/lib/runtime";
 
 /** The words a person reads for a call's state. */
 export function describeCallState(status: CallStatus, isAwaitingApproval: boolean): string {

@@ -1,0 +1,45 @@
+"use client";
+
+import { useId, useState } from "react";
+
+/** A denial with its reason (the model sees it in its next step). Escape calls `onCancel`. */
+export function DenyForm({
+  onDeny,
+  onCancel,
+  isPending,
+  autoFocus = false,
+}: {
+  onDeny(reason: string): void;
+  onCancel?(): void;
+  isPending: boolean;
+  autoFocus?: boolean;
+}) {
+  const [reason, setReason] = useState("");
+  const reasonId = useId();
+  return (
+    <form
+      className="deny-group"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onDeny(reason);
+      }}
+    >
+      <label htmlFor={reasonId}>Reason for denying</label>
+      <input
+        id={reasonId}
+        value={reason}
+        onChange={(event) => setReason(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === "Escape") onCancel?.();
+        }}
+        maxLength={2000}
+        placeholder="Optional; the model sees it"
+        // biome-ignore lint/a11y/noAutofocus: opened by the person's own `d`, the reason is what they type next
+        autoFocus={autoFocus}
+      />
+      <button type="submit" className="danger" disabled={isPending}>
+        Deny
+      </button>
+    </form>
+  );
+}
