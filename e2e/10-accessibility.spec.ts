@@ -1,0 +1,39 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page, test } from "@playwright/test";
+import { loadScenario, startRunOverApi } from "./pages/api";
+import { RunPage } from "./pages/run-page";
+
+/** Every WCAG 2.1 A/AA rule axe can check, as a list a person can act on. */
+async function violationsOn(page: Page) {
+  const results = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+    .analyze();
+  return results.violations.map((violation) => ({
+    rule: violation.id,
+    impact: violation.impact,
+    targets: violation.nodes.map((node) => node.target.join(" ")),
+  }));
+}
+
+test("the playground, a waiting run with its approval panel, and the inbox pass axe's WCAG 2.1 AA checks", async ({
+  page,
+  request,
+}) => {
+  await page.goto("/?preset=two-gates-in-one-batch");
+  await expect(page.getByText("Valid scenario")).toBeVisible();
+  expect(await violationsOn(page)).toEqual([]);
+
+  const runId = await startRunOverApi(request, {
+    ...loadScenario("two-gates-in-one-batch.json"),
+    decisions: [],
+  });
+  await page.goto(`/runs/${runId}`);
+  const run = new RunPage(page);
+  await run.expectStatus("Waiting for approval");
+  await page.getByText("View").first().click();
+  expect(await violationsOn(page)).toEqual([]);
+
+  await page.goto("/inbox");
+  await expect(page.getByRole("list", { name: "Waiting runs" })).toBeVisible();
+  expect(await violationsOn(page)).toEqual([]);
+});
