@@ -34,4 +34,10 @@ if (checksFile && existsSync(checksFile)) {
   }
 }
 
+// A run in which nothing reported a pass did not test anything: that is a failure, not a green.
+if (passed === 0) {
+  failed += 1;
+  console.log("no test or check passed: nothing was tested");
+}
+
 console.log(`${passed} passed, ${failed} failed`);
