@@ -6,9 +6,7 @@ test("a gated write is a barrier with its digest; once approved, the read-back s
   page,
   request,
 }, testInfo) => {
-  const playground = new PlaygroundPage(page);
-  await playground.open("write-then-read-back");
-  const run = await playground.startRun();
+  const run = await new PlaygroundPage(page).startPreset("write-then-read-back");
 
   await run.expectStatus("Waiting for approval");
   await expect(run.approvalPanel).toBeVisible();

@@ -4,9 +4,7 @@ import { PlaygroundPage } from "./pages/playground-page";
 test("a denial invalidates the calls after the barrier, and the model's next step shows", async ({
   page,
 }, testInfo) => {
-  const playground = new PlaygroundPage(page);
-  await playground.open("denied-write-invalidates-rest");
-  const run = await playground.startRun();
+  const run = await new PlaygroundPage(page).startPreset("denied-write-invalidates-rest");
   await run.expectStatus("Waiting for approval");
   await run.expectCallState(1, "read_file", 0, "ok");
   await run.expectCallState(1, "delete_file", 1, "awaiting approval");

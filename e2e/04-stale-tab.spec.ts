@@ -8,9 +8,7 @@ test("a stale tab's approval is refused as 'turn changed', shows the current tur
   page,
   request,
 }, testInfo) => {
-  const playground = new PlaygroundPage(page);
-  await playground.open("two-gates-in-one-batch");
-  const tabA = await playground.startRun();
+  const tabA = await new PlaygroundPage(page).startPreset("two-gates-in-one-batch");
   await tabA.expectStatus("Waiting for approval");
 
   // Tab B opened the same run and then lost its live stream (a laptop lid, a proxy):

@@ -6,9 +6,7 @@ test("when the audit is down an approval is refused with 503; nothing runs; afte
   page,
   request,
 }, testInfo) => {
-  const playground = new PlaygroundPage(page);
-  await playground.open("write-then-read-back");
-  const run = await playground.startRun();
+  const run = await new PlaygroundPage(page).startPreset("write-then-read-back");
   await run.expectStatus("Waiting for approval");
 
   const armed = await request.post("/api/faults", { data: { target: "approvals", failNext: 1 } });
@@ -35,9 +33,7 @@ test("a run whose saved state cannot be read says so (422), and the run stays wa
   page,
   request,
 }, testInfo) => {
-  const playground = new PlaygroundPage(page);
-  await playground.open("write-then-read-back");
-  const run = await playground.startRun();
+  const run = await new PlaygroundPage(page).startPreset("write-then-read-back");
   await run.expectStatus("Waiting for approval");
   const corrupted = await request.post("/api/faults/unreadable-state", { data: { runId: run.runId } });
   expect(corrupted.status()).toBe(200);

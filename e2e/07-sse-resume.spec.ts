@@ -23,9 +23,7 @@ test("reloading mid-run, and losing the connection, the view catches up without 
     if (message.eventName === "message") receivedIds.push(Number(message.eventId));
   });
 
-  const playground = new PlaygroundPage(page);
-  await playground.open("slow-waves-for-live-view");
-  const run = await playground.startRun();
+  const run = await new PlaygroundPage(page).startPreset("slow-waves-for-live-view");
   await expect(run.call(1, "slow_fetch", 0)).toHaveAccessibleName(/: ok$/);
   await run.expectStatus("Running");
 

@@ -4,9 +4,7 @@ import { PlaygroundPage } from "./pages/playground-page";
 test("cancelling the run at a barrier invalidates the pending calls and ends it CANCELLED", async ({
   page,
 }, testInfo) => {
-  const playground = new PlaygroundPage(page);
-  await playground.open("write-then-read-back");
-  const run = await playground.startRun();
+  const run = await new PlaygroundPage(page).startPreset("write-then-read-back");
   await run.expectStatus("Waiting for approval");
 
   await page.getByRole("button", { name: "Cancel run" }).click();
@@ -21,9 +19,7 @@ test("cancelling the run at a barrier invalidates the pending calls and ends it 
 test("cancelling the turn of a running step invalidates what has not run, and the run goes on", async ({
   page,
 }) => {
-  const playground = new PlaygroundPage(page);
-  await playground.open("slow-waves-for-live-view");
-  const run = await playground.startRun();
+  const run = await new PlaygroundPage(page).startPreset("slow-waves-for-live-view");
   await expect(run.call(1, "slow_fetch", 0)).toHaveAccessibleName(/: (running|ok)$/);
 
   await page.getByRole("button", { name: "Cancel turn" }).click();

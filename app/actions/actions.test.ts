@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { DatabaseHandle } from "@/db/client";
-import { openTestDatabase } from "@/db/testing/test-database";
 import type { RunService } from "@/lib/server/run-service";
+import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
 
 // The actions use the process-wide database: hand them a fresh test database.
-let handle: DatabaseHandle;
+let uninstall = async () => {};
 let service: RunService;
 let actions: {
   start: typeof import("./start-run");
@@ -14,9 +14,7 @@ let actions: {
 
 beforeAll(async () => {
   vi.stubEnv("PLAYGROUND_FAULTS", "1");
-  const opening = openTestDatabase();
-  (globalThis as { toolPlaygroundDatabase?: Promise<DatabaseHandle> }).toolPlaygroundDatabase = opening;
-  handle = await opening;
+  ({ uninstall } = await installProcessTestDatabase());
   actions = {
     start: await import("./start-run"),
     decide: await import("./decide-turn"),
@@ -26,26 +24,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  delete (globalThis as { toolPlaygroundDatabase?: unknown }).toolPlaygroundDatabase;
-  delete (globalThis as { toolPlaygroundService?: unknown }).toolPlaygroundService;
-  await handle?.close();
+  await uninstall();
 });
 
-const gatedWrite = JSON.stringify({
-  name: "gated write from the playground",
-  model: {
-    kind: "scripted",
-    turns: [
-      {
-        calls: [
-          { name: "write_file", arguments: { path: "a.txt", content: "A" } },
-          { name: "read_file", arguments: { path: "a.txt" } },
-        ],
-      },
-      { calls: [{ name: "finish", arguments: { summary: "ok" } }] },
-    ],
-  },
-});
+const gatedWrite = JSON.stringify(gatedWriteScenario("gated write from the playground"));
 
 async function poll<T>(read: () => Promise<T | null>, what: string): Promise<T> {
   for (let attempt = 0; attempt < 300; attempt += 1) {

@@ -22,6 +22,12 @@ export class PlaygroundPage {
     return this.page.getByRole("list", { name: "Scenario problems" });
   }
 
+  /** Opens a preset and starts it as it is. */
+  async startPreset(presetId: string): Promise<RunPage> {
+    await this.open(presetId);
+    return this.startRun();
+  }
+
   /** Starts the run and waits for its page. */
   async startRun(): Promise<RunPage> {
     await this.startButton.click();

@@ -1,19 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { DatabaseHandle } from "@/db/client";
-import { openTestDatabase } from "@/db/testing/test-database";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
 
-let handle: DatabaseHandle;
+let uninstall = async () => {};
 beforeAll(async () => {
   vi.stubEnv("PLAYGROUND_FAULTS", "");
-  const opening = openTestDatabase();
-  (globalThis as { toolPlaygroundDatabase?: Promise<DatabaseHandle> }).toolPlaygroundDatabase = opening;
-  handle = await opening;
+  ({ uninstall } = await installProcessTestDatabase());
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  delete (globalThis as { toolPlaygroundDatabase?: unknown }).toolPlaygroundDatabase;
-  delete (globalThis as { toolPlaygroundService?: unknown }).toolPlaygroundService;
-  await handle?.close();
+  await uninstall();
 });
 
 describe("/api/faults without PLAYGROUND_FAULTS=1", () => {

@@ -2,10 +2,12 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DatabaseHandle } from "@/db/client";
 import { runs } from "@/db/schema";
-import { openTestDatabase } from "@/db/testing/test-database";
+import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
 
 // The routes use the process-wide database: hand them a fresh test database.
 let handle: DatabaseHandle;
+let uninstall = async () => {};
 let routes: {
   runs: typeof import("./route");
   run: typeof import("./[id]/route");
@@ -17,9 +19,7 @@ let routes: {
 
 beforeAll(async () => {
   vi.stubEnv("PLAYGROUND_FAULTS", "1");
-  const opening = openTestDatabase();
-  (globalThis as { toolPlaygroundDatabase?: Promise<DatabaseHandle> }).toolPlaygroundDatabase = opening;
-  handle = await opening;
+  ({ handle, uninstall } = await installProcessTestDatabase());
   routes = {
     runs: await import("./route"),
     run: await import("./[id]/route"),
@@ -31,9 +31,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  delete (globalThis as { toolPlaygroundDatabase?: unknown }).toolPlaygroundDatabase;
-  delete (globalThis as { toolPlaygroundService?: unknown }).toolPlaygroundService;
-  await handle?.close();
+  await uninstall();
 });
 
 const post = (body: unknown) =>
@@ -43,21 +41,7 @@ const post = (body: unknown) =>
   });
 const params = (id: string) => ({ params: Promise.resolve({ id }) });
 
-const gatedWrite = {
-  name: "gated write over HTTP",
-  model: {
-    kind: "scripted",
-    turns: [
-      {
-        calls: [
-          { name: "write_file", arguments: { path: "a.txt", content: "A" } },
-          { name: "read_file", arguments: { path: "a.txt" } },
-        ],
-      },
-      { calls: [{ name: "finish", arguments: { summary: "ok" } }] },
-    ],
-  },
-};
+const gatedWrite = gatedWriteScenario("gated write over HTTP");
 
 async function startWaitingRun(): Promise<{ runId: string; turnDigest: string }> {
   const response = await routes.runs.POST(post(gatedWrite));

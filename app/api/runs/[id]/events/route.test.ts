@@ -1,27 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseHandle } from "@/db/client";
-import { openTestDatabase } from "@/db/testing/test-database";
 import type { RunEventRecord } from "@/lib/run-view/run-view";
 import type { RunService } from "@/lib/server/run-service";
+import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { buildScenario } from "@/lib/server/testing/scenario-harness";
 
 // The routes use the process-wide database: hand them a fresh test database.
-let handle: DatabaseHandle;
+let uninstall = async () => {};
 let service: RunService;
 let events: typeof import("./route");
 let inbox: typeof import("../../../inbox/events/route");
 
 beforeAll(async () => {
-  const opening = openTestDatabase();
-  (globalThis as { toolPlaygroundDatabase?: Promise<DatabaseHandle> }).toolPlaygroundDatabase = opening;
-  handle = await opening;
+  ({ uninstall } = await installProcessTestDatabase());
   events = await import("./route");
   inbox = await import("../../../inbox/events/route");
   service = await (await import("@/lib/server/get-run-service")).getRunService();
 });
 afterAll(async () => {
-  delete (globalThis as { toolPlaygroundDatabase?: unknown }).toolPlaygroundDatabase;
-  delete (globalThis as { toolPlaygroundService?: unknown }).toolPlaygroundService;
-  await handle?.close();
+  await uninstall();
 });
 
 interface SseMessage {
@@ -89,26 +86,7 @@ const records = (messages: SseMessage[]) =>
     .filter((message) => message.event === "message")
     .map((message) => JSON.parse(message.data) as RunEventRecord);
 
-const gatedWrite = {
-  name: "gated write for the stream",
-  limits: { maxParallelToolCalls: 8, maxBatchPayloadBytes: 262_144, maxRepairAttempts: 2 },
-  workspace: {},
-  approvals: {},
-  tools: [],
-  decisions: [],
-  model: {
-    kind: "scripted" as const,
-    turns: [
-      {
-        calls: [
-          { id: "w", name: "write_file", arguments: '{"path":"a.txt","content":"A"}' },
-          { id: "r", name: "read_file", arguments: '{"path":"a.txt"}' },
-        ],
-      },
-      { calls: [{ id: "f", name: "finish", arguments: '{"summary":"ok"}' }] },
-    ],
-  },
-};
+const gatedWrite = buildScenario(gatedWriteScenario("gated write for the stream"));
 
 async function startWaitingRun() {
   const { runId, settled } = await service.startRun(gatedWrite);
