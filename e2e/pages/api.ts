@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { type APIRequestContext, expect } from "@playwright/test";
+import type { RunView } from "../../lib/run-view/run-view";
 
 /** One of the shared example scenarios, as a user would POST it. */
 export function loadScenario(fileName: string): Record<string, unknown> {
@@ -23,11 +24,7 @@ export async function getReport(request: APIRequestContext, runId: string) {
 export async function getView(request: APIRequestContext, runId: string) {
   const response = await request.get(`/api/runs/${runId}/view`);
   expect(response.ok()).toBe(true);
-  return response.json() as Promise<{
-    lastSeq: number;
-    status: string;
-    log: Array<{ seq: number; type: string }>;
-  }>;
+  return response.json() as Promise<RunView>;
 }
 
 export async function waitForStatus(request: APIRequestContext, runId: string, status: string) {

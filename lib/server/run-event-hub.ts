@@ -2,8 +2,11 @@ import "server-only";
 import type { DatabaseHandle } from "@/db/client";
 import { RUN_EVENTS_CHANNEL } from "@/db/repositories/append-event";
 
-/** Called with the run and seq of each committed event (from any instance sharing the database). */
-export type RunEventListener = (runId: string, seq: number) => void;
+/**
+ * Called with the run of each committed event (from any instance sharing the
+ * database). No seq: listeners read what follows their last event themselves.
+ */
+export type RunEventListener = (runId: string) => void;
 
 export interface RunEventHub {
   /** Listens to one run's events, or every run's with `"*"`; returns the unsubscribe function. */
@@ -32,11 +35,9 @@ function createRunEventHub(handle: DatabaseHandle): RunEventHub {
   let listening: Promise<unknown> | null = null;
 
   function dispatch(payload: string) {
-    const separator = payload.lastIndexOf(":");
-    const runId = payload.slice(0, separator);
-    const seq = Number(payload.slice(separator + 1));
+    const runId = payload.slice(0, payload.lastIndexOf(":"));
     for (const key of [runId, "*"]) {
-      for (const listener of listeners.get(key) ?? []) listener(runId, seq);
+      for (const listener of listeners.get(key) ?? []) listener(runId);
     }
   }
 
