@@ -1,10 +1,21 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
 
 // Debian's Chromium where it is installed (these machines cannot download
 // Playwright's own build); elsewhere Playwright's bundled Chromium.
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
-const port = Number(process.env.E2E_PORT ?? 3100);
+
+/** A port nothing listens on now: the OS picks it (a fixed port fails whenever something else holds it). */
+function findFreePort(): number {
+  const script =
+    "const s=require('node:net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
+  return Number(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }));
+}
+
+// Chosen once, in the runner's process: its workers inherit the variable, so they load the same port.
+process.env.E2E_PORT ||= String(findFreePort());
+const port = Number(process.env.E2E_PORT);
 const baseURL = `http://127.0.0.1:${port}`;
 
 // The e2e server uses the Postgres server when DATABASE_URL is set, otherwise a
@@ -21,7 +32,8 @@ export default defineConfig({
   outputDir: "./test-results",
   fullyParallel: false,
   workers: 1,
-  retries: process.env.CI ? 1 : 0,
+  // No retries: a spec that passes only on a second try is a failing spec.
+  retries: 0,
   // CI names a JSON file (PLAYWRIGHT_JSON_OUTPUT_FILE) whose counts .ci/run adds up.
   reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_FILE ? [["list"], ["json"]] : "list",
   use: {

@@ -7,17 +7,22 @@ import { applyRunEvent, classifyEvent, type RunEventRecord, type RunView } from 
 
 export type StreamState = "connecting" | "live" | "reconnecting" | "ended";
 
-/** The longest pause between attempts to reopen a stream the server refused. */
+/** The longest pause between attempts to reopen a stream. */
 const MAX_RETRY_MS = 15_000;
+/** The pause before the first attempt after a drop: a restart or a proxy timeout usually heals at once. */
+const FIRST_RETRY_MS = 250;
 
 /**
  * Keeps the cached run view current from the run's event stream, starting
- * after the cached view's `lastSeq`. A dropped connection is resumed by the
- * browser with `Last-Event-ID`. Events already folded are ignored. A gap
+ * after the cached view's `lastSeq`. Whenever the stream ends unexpectedly
+ * (the server dropped it, a proxy timed out, the server answered with an
+ * error) the hook closes it and reopens it itself from the cached `lastSeq`,
+ * backing off while attempts keep failing. It never relies on the browser's
+ * own EventSource reconnect, whose timing and `Last-Event-ID` use differ
+ * between browser versions. Events already folded are ignored, and a gap
  * (which the server never sends, but a cache replaced under us could
- * produce) or a stream the browser gave up on (the server answered with an
- * error) is reopened from the cached `lastSeq`, so nothing is folded across
- * a hole and updates never silently stop.
+ * produce) also reopens from `lastSeq`, so nothing is folded across a hole
+ * and updates never silently stop.
  */
 export function useRunStream(runId: string, isFinished: boolean): StreamState {
   const queryClient = useQueryClient();
@@ -43,13 +48,10 @@ export function useRunStream(runId: string, isFinished: boolean): StreamState {
         setState("live");
       };
       current.onerror = () => {
-        if (current.readyState !== EventSource.CLOSED) {
-          setState("reconnecting");
-          return;
-        }
-        // The browser gave up (the server answered with an error): retry ourselves, backing off.
+        if (source !== current) return; // an old stream, already replaced
+        // Closing first stops the browser's own reconnect, so exactly one resume happens: ours.
+        reopen(Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** failures));
         failures += 1;
-        reopen(Math.min(MAX_RETRY_MS, 500 * 2 ** failures));
       };
       current.onmessage = (message) => {
         const event = JSON.parse(message.data) as RunEventRecord;
