@@ -77,7 +77,7 @@ async function main() {
 
 /** Exits with a clear message for an error we expect (a bad scenario: 2; a runtime refusal: 1); rethrows the rest. */
 function failOnKnownError(error: unknown, scenarioPath: string): never {
-  if (error instanceof InvalidScenarioError) {
+  if (InvalidScenarioError.isInstance(error)) {
     const lines = error.issues.map((issue) => `  ${issue.path || "(root)"}: ${issue.message}`);
     fail(`${scenarioPath} is not a valid scenario:\n${lines.join("\n")}`, 2);
   }

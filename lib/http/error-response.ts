@@ -19,11 +19,11 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody }
     status: statusForCode(code),
     body: { error: { code, message, ...extra }, pending },
   });
-  if (error instanceof DecisionRefusedError && isErrorCode(error.code)) {
+  if (DecisionRefusedError.isInstance(error) && isErrorCode(error.code)) {
     return make(error.code, error.message, error.pending);
   }
-  if (error instanceof UnreadableStateError) return make("unreadable_state", error.message);
-  if (error instanceof InvalidScenarioError) {
+  if (UnreadableStateError.isInstance(error)) return make("unreadable_state", error.message);
+  if (InvalidScenarioError.isInstance(error)) {
     return make("invalid_request", error.message, null, { issues: error.issues });
   }
   console.error("unexpected error while handling a request:", error);

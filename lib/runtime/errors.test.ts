@@ -30,3 +30,27 @@ describe("runtime errors", () => {
     expect(isRuntimeError({ code: "tool_error" })).toBe(false);
   });
 });
+
+describe("recognising errors across copies of the runtime", () => {
+  // Next compiles each route and action bundle with its own copy of these
+  // classes; an error thrown by one copy must still be recognised by another.
+  it("isInstance recognises an error made by another copy of the module, by class and ancestry", async () => {
+    const secondCopy: string = "./errors?second-copy"; // a query string makes the loader evaluate the file again
+    const otherCopy = (await import(/* @vite-ignore */ secondCopy)) as typeof import("./errors");
+    expect(otherCopy.ToolError).not.toBe(ToolError);
+
+    const fromOtherCopy = new otherCopy.ToolError("no such file");
+    expect(fromOtherCopy instanceof ToolError).toBe(false); // what broke the error table
+    expect(ToolError.isInstance(fromOtherCopy)).toBe(true);
+    expect(RuntimeError.isInstance(fromOtherCopy)).toBe(true);
+    expect(isRuntimeError(fromOtherCopy)).toBe(true);
+    expect(ToolConfigurationError.isInstance(fromOtherCopy)).toBe(false);
+    expect(fromOtherCopy.name).toBe("ToolError");
+  });
+
+  it("a look-alike object with the same code is not an error of the runtime", () => {
+    expect(ToolError.isInstance({ code: "tool_error", name: "ToolError", message: "x" })).toBe(false);
+    expect(ToolError.isInstance(null)).toBe(false);
+    expect(ToolError.isInstance("tool_error")).toBe(false);
+  });
+});

@@ -5,19 +5,57 @@
  */
 
 /**
+ * Where an error keeps the brands of its class and every ancestor. A
+ * `Symbol.for` key is the same in every copy of this module, so the brands
+ * survive what `instanceof` does not: a server whose route bundles each
+ * compiled their own copy of the runtime classes.
+ */
+const BRANDS = Symbol.for("tool-playground.runtime-error.brands");
+
+interface BrandedClass {
+  readonly brand: string;
+}
+
+/** The brands of a class and its ancestors up to `RuntimeError`, each declared with `static brand`. */
+function brandsOf(errorClass: unknown): string[] {
+  const brands: string[] = [];
+  for (let current = errorClass; typeof current === "function"; current = Object.getPrototypeOf(current)) {
+    if (Object.hasOwn(current, "brand")) brands.push((current as unknown as BrandedClass).brand);
+  }
+  return brands;
+}
+
+/**
  * Base class of every error the runtime throws on purpose. `code` is stable
  * and machine-readable (snake_case); `message` is for humans and may change.
- * Subclasses fix `code` to a literal and add the fields a caller needs to act
- * on the failure without parsing the message.
+ * Subclasses fix `code` to a literal, add the fields a caller needs to act on
+ * the failure without parsing the message, and declare a `static brand`
+ * (their name, spelled out so minification cannot change it).
+ *
+ * Recognise these errors with `SomeError.isInstance(value)`, never with
+ * `instanceof`: the same module may be loaded more than once in one process
+ * (Next compiles each route and action bundle separately), and an error
+ * thrown by one copy is not an `instanceof` the other copy's class.
  */
 export class RuntimeError extends Error {
+  static readonly brand: string = "RuntimeError";
   readonly code: string;
+  readonly [BRANDS]: readonly string[];
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
+    this[BRANDS] = brandsOf(new.target);
     // Subclasses inherit this, so `name` always shows the concrete class in logs.
-    this.name = new.target.name;
+    this.name = this[BRANDS][0] ?? "RuntimeError";
+  }
+
+  /** True when `value` was made by this class or a subclass, by any copy of this module. */
+  static isInstance<T>(this: BrandedClass & { prototype: T }, value: unknown): value is T {
+    if (typeof value !== "object" || value === null) return false;
+    const brands = (value as { [BRANDS]?: unknown })[BRANDS];
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class isInstance was called on, not always RuntimeError
+    return Array.isArray(brands) && brands.includes(this.brand);
   }
 }
 
@@ -28,6 +66,7 @@ export class RuntimeError extends Error {
  * names the offending input and never reveals host details.
  */
 export class ToolError extends RuntimeError {
+  static override readonly brand: string = "ToolError";
   declare readonly code: "tool_error";
 
   constructor(message: string, options?: { cause?: unknown }) {
@@ -42,6 +81,7 @@ export class ToolError extends RuntimeError {
  * run starts. `toolName` is the tool the problem is about.
  */
 export class ToolConfigurationError extends RuntimeError {
+  static override readonly brand: string = "ToolConfigurationError";
   declare readonly code: "invalid_tool_configuration";
   readonly toolName: string;
 
@@ -58,6 +98,7 @@ export class ToolConfigurationError extends RuntimeError {
  * model mistakes as plan problems instead).
  */
 export class InvalidPlanInputError extends RuntimeError {
+  static override readonly brand: string = "InvalidPlanInputError";
   declare readonly code: "invalid_plan_input";
 
   constructor(message: string) {
@@ -67,5 +108,5 @@ export class InvalidPlanInputError extends RuntimeError {
 
 /** True when `value` is a `RuntimeError` (of any subclass). */
 export function isRuntimeError(value: unknown): value is RuntimeError {
-  return value instanceof RuntimeError;
+  return RuntimeError.isInstance(value);
 }

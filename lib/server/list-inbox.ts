@@ -21,7 +21,7 @@ export async function listInbox(db: Db): Promise<InboxItem[]> {
       const state = decodeSuspendedState(row.id, row.state);
       return { ...base, stepIndex: state.stepIndex, pending: state.pending, unreadable: null };
     } catch (error) {
-      if (!(error instanceof UnreadableStateError)) throw error;
+      if (!UnreadableStateError.isInstance(error)) throw error;
       return { ...base, stepIndex: null, pending: null, unreadable: error.message };
     }
   });

@@ -10,6 +10,7 @@ export interface OpenAiCompatibleSettings {
 
 /** The model endpoint could not give a usable completion. */
 export class ModelRequestError extends RuntimeError {
+  static override readonly brand: string = "ModelRequestError";
   declare readonly code: "model_failed";
   constructor(message: string) {
     super("model_failed", message);

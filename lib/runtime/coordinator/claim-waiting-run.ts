@@ -46,7 +46,7 @@ export async function claimWaitingRun(
   try {
     return { run, claimToken, state: decodeSuspendedState(runId, run.state) };
   } catch (error) {
-    if (error instanceof UnreadableStateError) {
+    if (UnreadableStateError.isInstance(error)) {
       await store.forceFail(runId, { code: error.code, message: error.message });
     }
     throw error;
@@ -62,7 +62,7 @@ export async function holdingClaim<T>(store: RunStore, runId: string, work: () =
   try {
     return await work();
   } catch (error) {
-    if (!(error instanceof RuntimeError)) {
+    if (!RuntimeError.isInstance(error)) {
       await store.forceFail(runId, {
         code: "internal_error",
         message: `Failed while holding the run: ${error instanceof Error ? error.message : String(error)}`,

@@ -7,6 +7,7 @@ import type { PendingTurn } from "../run/run-types";
  * and decide again (SPEC §5).
  */
 export class DecisionRefusedError extends RuntimeError {
+  static override readonly brand: string = "DecisionRefusedError";
   readonly runId: string;
   readonly pending: PendingTurn | null;
   constructor(code: string, runId: string, message: string, pending: PendingTurn | null) {
@@ -18,6 +19,7 @@ export class DecisionRefusedError extends RuntimeError {
 
 /** The decision named a turn other than the pending one, or none (gate 1). */
 export class StaleApprovalTurnError extends DecisionRefusedError {
+  static override readonly brand: string = "StaleApprovalTurnError";
   declare readonly code: "stale_turn";
   readonly expected: string;
   readonly received: string | null;
@@ -37,6 +39,7 @@ export class StaleApprovalTurnError extends DecisionRefusedError {
 
 /** The run is not waiting for a decision (claim lost, already decided, finished). */
 export class NotWaitingError extends DecisionRefusedError {
+  static override readonly brand: string = "NotWaitingError";
   declare readonly code: "not_waiting";
   readonly status: string;
   constructor(runId: string, status: string, pending: PendingTurn | null = null) {
@@ -47,6 +50,7 @@ export class NotWaitingError extends DecisionRefusedError {
 
 /** An approval whose audit record could not be stored, on a turn that declares a write (gate 2). */
 export class NotAuditableError extends DecisionRefusedError {
+  static override readonly brand: string = "NotAuditableError";
   declare readonly code: "not_auditable";
   constructor(runId: string, pending: PendingTurn) {
     super(
@@ -59,6 +63,7 @@ export class NotAuditableError extends DecisionRefusedError {
 }
 
 export class RunNotFoundError extends DecisionRefusedError {
+  static override readonly brand: string = "RunNotFoundError";
   declare readonly code: "not_found";
   constructor(runId: string) {
     super("not_found", runId, `No run ${runId}.`, null);

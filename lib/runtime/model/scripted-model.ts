@@ -9,6 +9,7 @@ export interface ScriptedTurn {
 
 /** The script has no turn left for the completion the run asked for. */
 export class ScriptExhaustedError extends RuntimeError {
+  static override readonly brand: string = "ScriptExhaustedError";
   declare readonly code: "script_exhausted";
   readonly turnCount: number;
   constructor(turnCount: number) {

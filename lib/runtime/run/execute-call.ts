@@ -6,6 +6,7 @@ import type { CallOutcome } from "./run-types";
 
 /** A tool ran but its record could not be stored: the run must not go on as if audited. */
 export class StepAuditError extends RuntimeError {
+  static override readonly brand: string = "StepAuditError";
   declare readonly code: "audit_failed";
   readonly runId: string;
   readonly batchIndex: number;
@@ -76,7 +77,7 @@ async function runTool(
     const result = await tool.execute(call.parsedArguments, environment.createToolContext(signal));
     return { status: "ok", result: result ?? null, error: null };
   } catch (error) {
-    if (error instanceof ToolError)
+    if (ToolError.isInstance(error))
       return { status: "error", result: null, error: { code: error.code, message: error.message } };
     environment.log?.("a tool threw an unexpected error", { name: call.name, error: String(error) });
     return {

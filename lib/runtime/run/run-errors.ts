@@ -3,6 +3,7 @@ import type { PlanProblem } from "../types";
 
 /** The worker no longer holds the run's claim: another worker or a decision took it over. */
 export class LostClaimError extends RuntimeError {
+  static override readonly brand: string = "LostClaimError";
   declare readonly code: "lost_claim";
   readonly runId: string;
   constructor(runId: string) {
@@ -13,6 +14,7 @@ export class LostClaimError extends RuntimeError {
 
 /** The model kept sending batches that had to be repaired (SPEC §2 `maxRepairAttempts`). */
 export class RepairExhaustedError extends RuntimeError {
+  static override readonly brand: string = "RepairExhaustedError";
   declare readonly code: "repair_exhausted";
   readonly problems: PlanProblem[];
   constructor(attempts: number, problems: PlanProblem[]) {

@@ -39,14 +39,13 @@ export async function runSteps(environment: RunEnvironment, start: RunStart): Pr
   try {
     return await loop(environment, start);
   } catch (error) {
-    if (error instanceof LostClaimError) return "RUNNING";
-    const runError =
-      error instanceof RuntimeError
-        ? { code: error.code, message: error.message }
-        : {
-            code: "internal_error",
-            message: `The run failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
-          };
+    if (LostClaimError.isInstance(error)) return "RUNNING";
+    const runError = RuntimeError.isInstance(error)
+      ? { code: error.code, message: error.message }
+      : {
+          code: "internal_error",
+          message: `The run failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+        };
     environment.log?.("run failed", { runId: environment.runId, ...runError });
     try {
       await environment.store.finishRun(environment.runId, environment.claimToken, "FAILED", runError);

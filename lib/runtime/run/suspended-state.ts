@@ -5,6 +5,7 @@ import { SUSPENDED_STATE_VERSION, type SuspendedState } from "./run-types";
 
 /** A waiting run's stored state cannot be decoded (SPEC §5 `unreadable_state`). */
 export class UnreadableStateError extends RuntimeError {
+  static override readonly brand: string = "UnreadableStateError";
   declare readonly code: "unreadable_state";
   readonly runId: string;
   constructor(runId: string, detail: string) {

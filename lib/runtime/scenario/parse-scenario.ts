@@ -10,6 +10,7 @@ export interface ScenarioIssue {
 
 /** A scenario that cannot run; `issues` names every problem found, each by path. */
 export class InvalidScenarioError extends RuntimeError {
+  static override readonly brand: string = "InvalidScenarioError";
   readonly issues: ScenarioIssue[];
   constructor(issues: ScenarioIssue[]) {
     super(

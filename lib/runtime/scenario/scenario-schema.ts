@@ -113,7 +113,7 @@ export const scenarioSchema = z
     try {
       createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals });
     } catch (error) {
-      const toolName = error instanceof ToolConfigurationError ? error.toolName : "";
+      const toolName = ToolConfigurationError.isInstance(error) ? error.toolName : "";
       const toolIndex = scenario.tools.findIndex((tool) => tool.name === toolName);
       const path =
         toolIndex >= 0
