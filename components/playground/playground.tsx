@@ -7,7 +7,7 @@ import { startRunAction } from "@/app/actions/start-run";
 import { DEFAULT_LIMITS, type Limits } from "@/lib/runtime";
 import { findPreset, SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { checkScenarioText } from "./check-scenario-text";
-import { PROMPT_TEMPLATE } from "./prompt-template";
+import { buildPromptTemplate } from "./prompt-template";
 import { ScenarioEditor } from "./scenario-editor";
 
 const PROMPT_ID = "prompt-template";
@@ -18,14 +18,28 @@ const LIMIT_FIELDS: Array<{ key: keyof Limits; label: string; min: number; max: 
   { key: "maxRepairAttempts", label: "Max repair attempts", min: 0, max: 10 },
 ];
 
-function textOf(presetId: string): string {
-  const scenario = presetId === PROMPT_ID ? PROMPT_TEMPLATE : findPreset(presetId)?.scenario;
-  return `${JSON.stringify(scenario ?? {}, null, 2)}\n`;
+/** A configured model endpoint as the playground shows it: its name and model id, never its URL or key. */
+export interface ModelChoice {
+  name: string;
+  model: string;
 }
 
 /** Compose a scenario (from a preset or by hand), check it as you type, adjust limits, start a run. */
-export function Playground({ initialPresetId }: { initialPresetId: string }) {
+export function Playground({
+  initialPresetId,
+  models,
+  modelsProblem,
+}: {
+  initialPresetId: string;
+  models: ModelChoice[];
+  modelsProblem: string | null;
+}) {
   const router = useRouter();
+  const textOf = (id: string) => {
+    const scenario =
+      id === PROMPT_ID ? buildPromptTemplate(models[0]?.name ?? "my-model") : findPreset(id)?.scenario;
+    return `${JSON.stringify(scenario ?? {}, null, 2)}\n`;
+  };
   const [presetId, setPresetId] = useState(initialPresetId);
   const [text, setText] = useState(() => textOf(initialPresetId));
   const check = useMemo(() => checkScenarioText(text), [text]);
@@ -80,8 +94,7 @@ export function Playground({ initialPresetId }: { initialPresetId: string }) {
           </optgroup>
         </select>
         <p className="muted preset-summary">
-          {preset?.summary ??
-            "Set baseURL, model and the name of the environment variable holding the key; the server calls the endpoint."}
+          {preset?.summary ?? <ModelEndpointsNote models={models} problem={modelsProblem} />}
         </p>
         <fieldset className="limits" disabled={!check.document}>
           <legend>Limits</legend>
@@ -143,5 +156,33 @@ export function Playground({ initialPresetId }: { initialPresetId: string }) {
         </div>
       </section>
     </div>
+  );
+}
+
+/** Which model endpoints a prompt can name, or how the operator adds one. */
+function ModelEndpointsNote({ models, problem }: { models: ModelChoice[]; problem: string | null }) {
+  if (models.length > 0) {
+    return (
+      <>
+        Set <code>model.endpoint</code> to a configured model:{" "}
+        {models.map((model, index) => (
+          <span key={model.name}>
+            {index > 0 ? ", " : ""}
+            <code>{model.name}</code> ({model.model})
+          </span>
+        ))}
+        .
+      </>
+    );
+  }
+  return (
+    <>
+      {problem
+        ? `The model configuration could not be read: ${problem}. `
+        : "No model endpoint is configured. "}
+      The server's operator adds one with <code>PLAYGROUND_MODELS</code>, for example{" "}
+      <code>{'{"local":{"baseURL":"http://127.0.0.1:11434/v1","model":"llama3.1"}}'}</code>, and restarts the
+      server.
+    </>
   );
 }

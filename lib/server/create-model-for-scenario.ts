@@ -1,10 +1,25 @@
 import "server-only";
 import { createScriptedModel, type Model, type Scenario } from "@/lib/runtime";
-import { createOpenAiCompatibleModel } from "./openai-compatible-model";
+import type { ModelEndpoints } from "./model-endpoints";
+import { createOpenAiCompatibleModel, ModelRequestError } from "./openai-compatible-model";
 
-/** The model a scenario names (SPEC §8 `model.kind`). */
-export function createModelForScenario(scenario: Scenario): Model {
+/** The model a scenario names (SPEC §8 `model.kind`); a real model must be one the operator configured. */
+export function createModelForScenario(scenario: Scenario, registry: ModelEndpoints): Model {
   const model = scenario.model;
   if (model.kind === "scripted") return createScriptedModel(model.turns);
-  return createOpenAiCompatibleModel(model);
+  const endpoint = registry.endpoints.get(model.endpoint);
+  if (!endpoint) {
+    // Checked when the run started; the configuration changed since.
+    return {
+      complete: async () => {
+        throw new ModelRequestError(`The model endpoint "${model.endpoint}" is no longer configured.`);
+      },
+    };
+  }
+  return createOpenAiCompatibleModel({
+    name: model.endpoint,
+    endpoint,
+    system: model.system,
+    temperature: model.temperature,
+  });
 }

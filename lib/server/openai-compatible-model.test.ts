@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { InvalidScenarioError, validateScenario } from "@/lib/runtime";
+import { type ModelEndpoint, readModelEndpoints } from "./model-endpoints";
 import { runScenarioHeadless } from "./run-scenario-headless";
 import { buildScenario, openScenarioHarness, type ScenarioHarness } from "./testing/scenario-harness";
 
@@ -17,9 +19,19 @@ interface Recorded {
 let server: Server;
 let baseURL: string;
 const requests: Recorded[] = [];
-const replies: Array<{ status: number; body: unknown }> = [];
+/** `hang`: never answer (until the test server closes), like a stuck model. */
+const replies: Array<{ status: number; body: unknown } | "hang"> = [];
 
 let harness: ScenarioHarness;
+
+/** A port nothing listens on: connecting to it is refused. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 beforeAll(async () => {
   server = createServer((request, response) => {
     let text = "";
@@ -29,17 +41,35 @@ beforeAll(async () => {
     request.on("end", () => {
       requests.push({ headers: request.headers, body: JSON.parse(text) });
       const reply = replies.shift() ?? { status: 500, body: { error: "no reply queued" } };
+      if (reply === "hang") return;
       response.writeHead(reply.status, { "content-type": "application/json" });
       response.end(JSON.stringify(reply.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  harness = await openScenarioHarness();
+  const endpoint = (overrides: Partial<ModelEndpoint> = {}): ModelEndpoint => ({
+    baseURL,
+    model: "test-model",
+    apiKeyEnv: "TEST_MODEL_KEY",
+    timeoutMs: 10_000,
+    ...overrides,
+  });
+  harness = await openScenarioHarness({
+    modelEndpoints: {
+      problem: null,
+      endpoints: new Map([
+        ["fake", endpoint()],
+        ["impatient", endpoint({ timeoutMs: 300 })],
+        ["down", endpoint({ baseURL: `http://127.0.0.1:${await closedPort()}/v1`, apiKeyEnv: undefined })],
+      ]),
+    },
+  });
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
   await harness?.close();
+  server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
 
@@ -67,9 +97,7 @@ const promptScenario = (overrides: Record<string, unknown> = {}) =>
     workspace: { "notes/todo.md": "- buy milk\n" },
     model: {
       kind: "openai-compatible",
-      baseURL,
-      model: "test-model",
-      apiKeyEnv: "TEST_MODEL_KEY",
+      endpoint: "fake",
       system: "Be careful.",
       prompt: "Add a line to notes/todo.md.",
       ...overrides,
@@ -117,24 +145,97 @@ describe("a run driven by an OpenAI-compatible endpoint", () => {
     expect(String(tail?.[1]?.content)).toContain("buy milk");
   });
 
-  it("fails the run with model_failed, naming the cause, when the endpoint refuses or cannot be used", async () => {
-    vi.stubEnv("TEST_MODEL_KEY", "sk-test");
-    replies.push({ status: 401, body: { error: { message: "bad key" } } });
+  it("fails the run with model_failed, naming the endpoint and never its URL or key", async () => {
+    vi.stubEnv("TEST_MODEL_KEY", "sk-test-secret");
+    replies.push({ status: 401, body: { error: { message: "bad key\u0000 sk-test-secret?" } } });
     const refused = await runScenarioHeadless(harness.service, promptScenario());
     expect(refused).toMatchObject({ status: "FAILED", error: { code: "model_failed" } });
-    expect(refused.error?.message).toMatch(/answered 401.*bad key/);
+    expect(refused.error?.message).toMatch(/^The model endpoint "fake" answered 401: bad key/);
+    expect(refused.error?.message).not.toContain("\u0000");
+
+    // Whatever else an endpoint answers is not repeated into the run.
+    replies.push({ status: 500, body: "<html>internal admin page</html>".repeat(50) });
+    const opaque = await runScenarioHeadless(harness.service, promptScenario());
+    expect(opaque.error?.message).toBe('The model endpoint "fake" answered 500');
 
     vi.stubEnv("TEST_MODEL_KEY", "");
     const noKey = await runScenarioHeadless(harness.service, promptScenario());
-    expect(noKey.error?.message).toMatch(/TEST_MODEL_KEY/);
+    expect(noKey.error?.message).toMatch(/"fake" has no key/);
 
-    const unreachable = await runScenarioHeadless(
-      harness.service,
-      promptScenario({ baseURL: "http://127.0.0.1:9/v1", apiKeyEnv: undefined }),
-    );
+    const unreachable = await runScenarioHeadless(harness.service, promptScenario({ endpoint: "down" }));
     expect(unreachable).toMatchObject({ status: "FAILED", error: { code: "model_failed" } });
-    expect(unreachable.error?.message).toMatch(
-      /Could not reach http:\/\/127\.0\.0\.1:9\/v1\/chat\/completions/,
+    expect(unreachable.error?.message).toBe('Could not reach the model endpoint "down" (ECONNREFUSED).');
+
+    for (const report of [refused, opaque, noKey, unreachable]) {
+      const everything = JSON.stringify([report, await harness.events(report.runId)]);
+      expect(everything).not.toContain("127.0.0.1");
+      expect(everything).not.toContain("sk-test-secret");
+    }
+  });
+
+  it("gives up on a model that does not answer within the endpoint's timeout", async () => {
+    vi.stubEnv("TEST_MODEL_KEY", "sk-test");
+    replies.push("hang");
+    const report = await runScenarioHeadless(harness.service, promptScenario({ endpoint: "impatient" }));
+    expect(report).toMatchObject({ status: "FAILED", error: { code: "model_failed" } });
+    expect(report.error?.message).toBe('The model endpoint "impatient" did not answer within 300 ms.');
+  });
+
+  it("ends the run CANCELLED, not FAILED, when it is cancelled while the model is thinking", async () => {
+    vi.stubEnv("TEST_MODEL_KEY", "sk-test");
+    requests.length = 0;
+    replies.push("hang");
+    const { runId, settled } = await harness.service.startRun(promptScenario());
+    await vi.waitFor(() => expect(requests).toHaveLength(1));
+    await harness.service.cancel(runId, "run");
+    expect(await settled).toBe("CANCELLED");
+    expect((await harness.service.getReport(runId))?.status).toBe("CANCELLED");
+  });
+
+  it("refuses a scenario naming an endpoint the operator did not configure, or carrying its own URL or key", async () => {
+    await expect(harness.service.startRun(promptScenario({ endpoint: "elsewhere" }))).rejects.toSatisfy(
+      (error) =>
+        InvalidScenarioError.isInstance(error) &&
+        error.issues[0]?.path === "model.endpoint" &&
+        /"elsewhere".*configured: fake, impatient, down/.test(error.issues[0].message),
     );
+    const own = validateScenario({
+      name: "own endpoint",
+      model: {
+        kind: "openai-compatible",
+        endpoint: "fake",
+        prompt: "hi",
+        baseURL: "http://169.254.169.254/v1",
+        apiKeyEnv: "DATABASE_URL",
+      },
+    });
+    expect(own.ok).toBe(false);
+    if (!own.ok) {
+      expect(own.issues.map((issue) => issue.path)).toEqual(["model.baseURL", "model.apiKeyEnv"]);
+      expect(own.issues[0]?.message).toMatch(/configured by the server's operator/);
+    }
+  });
+});
+
+describe("the operator's model configuration", () => {
+  it("reads named endpoints from PLAYGROUND_MODELS, and says what is wrong with a bad one", () => {
+    const good = readModelEndpoints({
+      PLAYGROUND_MODELS: JSON.stringify({
+        local: { baseURL: "http://127.0.0.1:11434/v1", model: "llama3.1" },
+      }),
+    });
+    expect(good.problem).toBeNull();
+    expect(good.endpoints.get("local")).toEqual({
+      baseURL: "http://127.0.0.1:11434/v1",
+      model: "llama3.1",
+      timeoutMs: 60_000,
+    });
+    expect(readModelEndpoints({}).endpoints.size).toBe(0);
+    expect(readModelEndpoints({ PLAYGROUND_MODELS: "{" }).problem).toMatch(/not valid JSON/);
+    expect(
+      readModelEndpoints({
+        PLAYGROUND_MODELS: JSON.stringify({ x: { baseURL: "file:///etc/passwd", model: "m" } }),
+      }).problem,
+    ).toMatch(/x\.baseURL: must be an http\(s\) URL/);
   });
 });

@@ -28,8 +28,10 @@ import {
 } from "@/lib/runtime";
 import { buildRunReport, type RunReport } from "./build-run-report";
 import { createModelForScenario } from "./create-model-for-scenario";
+import { getModelEndpoints } from "./get-model-endpoints";
 import { listInbox } from "./list-inbox";
 import { loadRunView, readRunEvents } from "./load-run-view";
+import { checkScenarioModel, type ModelEndpoints } from "./model-endpoints";
 import { getRunEventHub, type RunEventListener } from "./run-event-hub";
 
 /** How long a worker's claim on a run holds before another instance may recover it. */
@@ -40,6 +42,8 @@ export interface RunServiceOptions {
   /** Tests wrap the store to simulate failures the database cannot be made to produce on demand. */
   wrapStore?(store: RunStore): RunStore;
   log?(message: string, detail?: Record<string, unknown>): void;
+  /** The operator's model endpoints; by default read from this process's environment. */
+  modelEndpoints?: ModelEndpoints;
 }
 
 export interface StartedRun {
@@ -58,6 +62,7 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
   const repository = createRunRepository(db, options.faults);
   const store = options.wrapStore ? options.wrapStore(repository) : repository;
   const stepControllers = new Map<string, AbortController>();
+  const modelEndpoints = options.modelEndpoints ?? getModelEndpoints();
 
   function stepSignal(runId: string): AbortSignal {
     let controller = stepControllers.get(runId);
@@ -74,7 +79,7 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
       runId: run.id,
       claimToken,
       store,
-      model: createModelForScenario(scenario),
+      model: createModelForScenario(scenario, modelEndpoints),
       registry: createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals }),
       limits: run.limits,
       stepSignal: () => stepSignal(run.id),
@@ -103,6 +108,7 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
   }
 
   async function startRun(scenario: Scenario): Promise<StartedRun> {
+    checkScenarioModel(scenario, modelEndpoints);
     const { files, limits } = prepare(scenario);
     const runId = randomUUID();
     const claimToken = randomUUID();

@@ -93,12 +93,25 @@ async function loop(environment: RunEnvironment, start: RunStart): Promise<RunSt
       await store.finishRun(runId, claimToken, "CANCELLED", null);
       return "CANCELLED";
     }
-    const completion = await environment.model.complete({
-      transcript,
-      tools,
-      completionIndex: modelCalls,
-      signal: environment.stepSignal(),
-    });
+    const signal = environment.stepSignal();
+    let completion: Awaited<ReturnType<typeof environment.model.complete>>;
+    try {
+      completion = await environment.model.complete({
+        transcript,
+        tools,
+        completionIndex: modelCalls,
+        signal,
+      });
+    } catch (error) {
+      // A cancellation aborts the model call: that is the cancel taking effect, not the model failing.
+      const cancelled = signal.aborted ? await store.takeCancelRequest(runId) : null;
+      if (cancelled === "run") {
+        await store.finishRun(runId, claimToken, "CANCELLED", null);
+        return "CANCELLED";
+      }
+      if (cancelled === "turn") continue; // the turn had no calls yet: ask the model again
+      throw error;
+    }
     modelCalls += 1;
     const stepIndex = nextStepIndex;
     nextStepIndex += 1;

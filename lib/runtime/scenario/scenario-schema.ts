@@ -46,14 +46,25 @@ export const scriptedModelSchema = z
   })
   .strict();
 
+/** Where a model lives and how it is paid for is the operator's configuration, never the scenario's. */
+const OPERATOR_ONLY =
+  "model endpoints are configured by the server's operator (PLAYGROUND_MODELS); name one with model.endpoint";
+const operatorOnlyField = z.never({ error: OPERATOR_ONLY }).optional();
+
+/**
+ * A real model: one of the endpoints the operator configured, named by
+ * `endpoint`, with this run's own prompt, system prompt and temperature.
+ */
 export const openAiCompatibleModelSchema = z
   .object({
     kind: z.literal("openai-compatible"),
-    baseURL: z.url(),
-    model: z.string().min(1),
-    apiKeyEnv: z.string().min(1).optional(),
+    endpoint: z.string().min(1, "must name a configured model endpoint").max(64),
     prompt: z.string().min(1),
     system: z.string().optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    baseURL: operatorOnlyField,
+    apiKeyEnv: operatorOnlyField,
+    model: operatorOnlyField,
   })
   .strict();
 

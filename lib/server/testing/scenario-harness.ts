@@ -7,6 +7,7 @@ import type { RunStore } from "@/lib/runtime";
 import { parseScenarioJson, validateScenario } from "@/lib/runtime/scenario/parse-scenario";
 import type { Scenario, ScenarioInput } from "@/lib/runtime/scenario/scenario-schema";
 import { createFaultRegistry } from "../fault-injection";
+import type { ModelEndpoints } from "../model-endpoints";
 import { createRunService, type RunService } from "../run-service";
 
 /**
@@ -14,11 +15,12 @@ import { createRunService, type RunService } from "../run-service";
  * injection armed by tests, and `serviceWith` for a service over a wrapped
  * store (failures the database cannot be made to produce on demand).
  */
-export async function openScenarioHarness() {
+export async function openScenarioHarness(options: { modelEndpoints?: ModelEndpoints } = {}) {
   const handle: DatabaseHandle = await openTestDatabase();
   const faults = createFaultRegistry();
+  const modelEndpoints = options.modelEndpoints ?? { endpoints: new Map(), problem: null };
   const serviceWith = (wrapStore?: (store: RunStore) => RunStore): RunService =>
-    createRunService(handle, { faults, wrapStore });
+    createRunService(handle, { faults, wrapStore, modelEndpoints });
   return {
     handle,
     service: serviceWith(),

@@ -1,0 +1,125 @@
+import { type APIRequestContext, expect, request as playwrightRequest, test } from "@playwright/test";
+import { loadScenario } from "./pages/api";
+import { type ProductionServer, serverActionId, startProductionServer } from "./support/production-server";
+
+/**
+ * A refusal means the same on every surface whatever the server loaded first.
+ * Next compiles pages, actions and route handlers into separate bundles; the
+ * process-wide run service is built by whichever request comes first after
+ * start-up. Each order gets a fresh production server, and every code of the
+ * error table is checked through the HTTP API and through the server action.
+ */
+
+type Surface = "http" | "action";
+interface Refusal {
+  status: number;
+  code: string;
+  pending: { turnDigest: string } | null;
+}
+
+const UNKNOWN_RUN = "00000000-0000-4000-8000-000000000000";
+const WRONG_DIGEST = "0".repeat(64);
+
+async function startWaitingRun(api: APIRequestContext): Promise<{ runId: string; turnDigest: string }> {
+  const started = await api.post("/api/runs", { data: loadScenario("write-then-read-back.json") });
+  expect(started.status()).toBe(201);
+  const { runId } = (await started.json()) as { runId: string };
+  let turnDigest = "";
+  await expect
+    .poll(async () => {
+      const report = await (await api.get(`/api/runs/${runId}`)).json();
+      turnDigest = report.pending?.turnDigest ?? "";
+      return report.status;
+    })
+    .toBe("WAITING_FOR_APPROVAL");
+  return { runId, turnDigest };
+}
+
+/** Sends a decision the way each surface does: the HTTP route, or the server action as a browser posts it. */
+async function decide(
+  api: APIRequestContext,
+  server: ProductionServer,
+  surface: Surface,
+  runId: string,
+  decision: Record<string, unknown>,
+): Promise<Refusal | { ok: true }> {
+  if (surface === "http") {
+    const response = await api.post(`/api/runs/${runId}/decision`, { data: decision });
+    if (response.ok()) return { ok: true };
+    const body = await response.json();
+    return { status: response.status(), code: body.error.code, pending: body.pending };
+  }
+  const response = await api.post("/inbox", {
+    headers: {
+      "next-action": serverActionId("decideTurnAction"),
+      "content-type": "text/plain;charset=UTF-8",
+      accept: "text/x-component",
+      origin: server.baseURL,
+    },
+    data: JSON.stringify([{ runId, ...decision }]),
+  });
+  expect(response.status()).toBe(200);
+  // The action's return value is one line of the RSC payload: `1:{"ok":…}`.
+  const line = (await response.text()).split("\n").find((text) => text.includes('"ok":'));
+  if (!line) throw new Error("the action answered without a result");
+  const result = JSON.parse(line.slice(line.indexOf(":") + 1));
+  if (result.ok) return { ok: true };
+  return { status: result.error.status, code: result.error.code, pending: result.pending };
+}
+
+async function expectEveryCode(api: APIRequestContext, server: ProductionServer, surface: Surface) {
+  const { runId, turnDigest } = await startWaitingRun(api);
+  const approve = (digest: string) => ({ approve: true, turnDigest: digest, actor: "alice" });
+
+  expect(await decide(api, server, surface, runId, { turnDigest, actor: "alice" })).toMatchObject({
+    status: 400,
+    code: "invalid_request",
+  });
+  expect(await decide(api, server, surface, UNKNOWN_RUN, approve(turnDigest))).toMatchObject({
+    status: 404,
+    code: "not_found",
+  });
+  expect(await decide(api, server, surface, runId, approve(WRONG_DIGEST))).toEqual({
+    status: 409,
+    code: "stale_turn",
+    pending: expect.objectContaining({ turnDigest }),
+  });
+
+  const armed = await api.post("/api/faults", { data: { target: "approvals", failNext: 1 } });
+  expect(armed.ok()).toBe(true);
+  expect(await decide(api, server, surface, runId, approve(turnDigest))).toEqual({
+    status: 503,
+    code: "not_auditable",
+    pending: expect.objectContaining({ turnDigest }),
+  });
+
+  expect(await decide(api, server, surface, runId, approve(turnDigest))).toEqual({ ok: true });
+  expect(await decide(api, server, surface, runId, approve(turnDigest))).toMatchObject({
+    status: 409,
+    code: "not_waiting",
+  });
+
+  const unreadable = await startWaitingRun(api);
+  await api.post("/api/faults/unreadable-state", { data: { runId: unreadable.runId } });
+  expect(await decide(api, server, surface, unreadable.runId, approve(unreadable.turnDigest))).toMatchObject({
+    status: 422,
+    code: "unreadable_state",
+  });
+}
+
+for (const firstRequest of ["page", "api"] as const) {
+  test(`every refusal keeps its code and status on both surfaces when the ${firstRequest} loads first`, async () => {
+    test.setTimeout(120_000);
+    const server = await startProductionServer();
+    const api = await playwrightRequest.newContext({ baseURL: server.baseURL });
+    try {
+      if (firstRequest === "page") expect((await api.get("/")).status()).toBe(200);
+      else expect((await api.get(`/api/runs/${UNKNOWN_RUN}`)).status()).toBe(404);
+      await expectEveryCode(api, server, "http");
+      await expectEveryCode(api, server, "action");
+    } finally {
+      await api.dispose();
+      await server.stop();
+    }
+  });
+}

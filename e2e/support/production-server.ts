@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
+import path from "node:path";
+
+/**
+ * A `next start` of the suite's production build, of its own, for specs that
+ * need a fresh server process (what the first request after start-up loads
+ * decides which bundle builds the process-wide service). It uses the suite's
+ * database setting: the Postgres server when DATABASE_URL is set, otherwise
+ * an in-memory PGlite of its own.
+ */
+export interface ProductionServer {
+  baseURL: string;
+  stop(): Promise<void>;
+}
+
+async function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** Waits until the port accepts connections, without sending any HTTP request (which would load a route). */
+async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}`);
+    const isOpen = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (isOpen) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`next start did not listen on ${port} within ${timeoutMs} ms`);
+}
+
+export async function startProductionServer(): Promise<ProductionServer> {
+  const port = await findFreePort();
+  const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], {
+    env: {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: "1",
+      PGLITE_DATA_DIR: process.env.DATABASE_URL ? "" : "memory://",
+      PLAYGROUND_FAULTS: "1",
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += String(chunk);
+  });
+  try {
+    await waitForPort(port, child, 60_000);
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw new Error(`${String(error)}\n${stderr}`);
+  }
+  return {
+    baseURL: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** The id under which the build registered a server action (what a browser sends as `Next-Action`). */
+export function serverActionId(exportedName: string): string {
+  const manifest = JSON.parse(
+    readFileSync(path.join(".next", "server", "server-reference-manifest.json"), "utf8"),
+  ) as { node: Record<string, { exportedName: string }> };
+  const entry = Object.entries(manifest.node).find(([, action]) => action.exportedName === exportedName);
+  if (!entry) throw new Error(`no server action ${exportedName} in the build`);
+  return entry[0];
+}

@@ -1,0 +1,88 @@
+import "server-only";
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { formatIssuePath, InvalidScenarioError, type Scenario } from "@/lib/runtime";
+
+/**
+ * The model endpoints the operator configured. Scenarios name one of these
+ * (`model.endpoint`); they never carry a URL or a key variable, so no client
+ * can make the server send its secrets, or its requests, anywhere else.
+ */
+export const modelEndpointSchema = z
+  .object({
+    baseURL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+    model: z.string().min(1),
+    /** The server's environment variable that holds the key (sent as a bearer token). */
+    apiKeyEnv: z.string().min(1).optional(),
+    /** How long one completion may take before the run fails with `model_failed`. */
+    timeoutMs: z.number().int().positive().max(3_600_000).default(60_000),
+  })
+  .strict();
+
+const endpointNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, "1-64 letters, digits, '_', '.' or '-'");
+
+export const modelEndpointsSchema = z.record(endpointNameSchema, modelEndpointSchema);
+
+export type ModelEndpoint = z.infer<typeof modelEndpointSchema>;
+
+/** The configured endpoints by name, and what was wrong with the configuration if it could not be read. */
+export interface ModelEndpoints {
+  endpoints: ReadonlyMap<string, ModelEndpoint>;
+  problem: string | null;
+}
+
+/** What the playground may show of an endpoint: never its URL's credentials or its key. */
+export interface ModelEndpointSummary {
+  name: string;
+  model: string;
+}
+
+/**
+ * Reads the endpoints from `PLAYGROUND_MODELS` (JSON) or the JSON file named
+ * by `PLAYGROUND_MODELS_FILE`: `{ "<name>": { baseURL, model, apiKeyEnv?,
+ * timeoutMs? } }`. A configuration that cannot be read configures nothing
+ * and says why (the playground shows it; the server logs it once).
+ */
+export function readModelEndpoints(env: Record<string, string | undefined> = process.env): ModelEndpoints {
+  const none = (problem: string | null): ModelEndpoints => ({ endpoints: new Map(), problem });
+  let text = env.PLAYGROUND_MODELS;
+  const source = text ? "PLAYGROUND_MODELS" : `PLAYGROUND_MODELS_FILE (${env.PLAYGROUND_MODELS_FILE})`;
+  if (!text && env.PLAYGROUND_MODELS_FILE) {
+    try {
+      text = readFileSync(env.PLAYGROUND_MODELS_FILE, "utf8");
+    } catch (error) {
+      return none(`${source} cannot be read: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+    }
+  }
+  if (!text) return none(null);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return none(`${source} is not valid JSON`);
+  }
+  const parsed = modelEndpointsSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`);
+    return none(`${source} is invalid: ${issues.join("; ")}`);
+  }
+  return { endpoints: new Map(Object.entries(parsed.data)), problem: null };
+}
+
+export function summarizeModelEndpoints(registry: ModelEndpoints): ModelEndpointSummary[] {
+  return [...registry.endpoints].map(([name, endpoint]) => ({ name, model: endpoint.model }));
+}
+
+/** Refuses a scenario that names an endpoint the operator did not configure (400, naming `model.endpoint`). */
+export function checkScenarioModel(scenario: Scenario, registry: ModelEndpoints): void {
+  if (scenario.model.kind !== "openai-compatible") return;
+  const name = scenario.model.endpoint;
+  if (registry.endpoints.has(name)) return;
+  const known = [...registry.endpoints.keys()];
+  const message = known.length
+    ? `no model endpoint named "${name}" is configured (configured: ${known.join(", ")})`
+    : `no model endpoint named "${name}" is configured; the server has none (set PLAYGROUND_MODELS)`;
+  throw new InvalidScenarioError([{ path: "model.endpoint", message }]);
+}
