@@ -11,6 +11,7 @@ import {
   RunNotFoundError,
   StaleApprovalTurnError,
 } from "@/lib/runtime/coordinator/decision-errors";
+import type { RunStore } from "@/lib/runtime/run/run-store";
 import type { PendingTurn } from "@/lib/runtime/run/run-types";
 import { UnreadableStateError } from "@/lib/runtime/run/suspended-state";
 import type { ScenarioInput } from "@/lib/runtime/scenario/scenario-schema";
@@ -156,6 +157,24 @@ async function expectStillWaiting(runId: string, pending: PendingTurn) {
   expect((await harness.service.getReport(runId))?.pending).toEqual(pending);
 }
 
+/**
+ * A store whose claim wins a row whose pending turn differs from the one read
+ * before the claim, as if another decision moved the run on in between.
+ */
+function withTurnChangedDuringClaim(repository: RunStore): RunStore {
+  return {
+    ...repository,
+    async claimWaitingRun(id, token, leaseMs) {
+      const claimed = await repository.claimWaitingRun(id, token, leaseMs);
+      if (!claimed) return null;
+      const state = structuredClone(claimed.state) as { pending: { calls: Array<{ arguments: string }> } };
+      const [barrier] = state.pending.calls;
+      if (barrier) barrier.arguments = JSON.stringify({ path: "elsewhere.txt", content: "changed" });
+      return { ...claimed, state };
+    },
+  };
+}
+
 const approve = (pending: PendingTurn | null | undefined, actor = "alice"): Decision => ({
   approve: true,
   turnDigest: pending?.turnDigest,
@@ -249,6 +268,42 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
       expect(await approvalRows(runId)).toEqual([]);
       expect(await eventsOf(runId, "approval_decided")).toEqual([]);
       expect(await eventsOf(runId, "calls_invalidated")).toEqual([]);
+    });
+
+    it("refuses a digest that cannot match before claiming, so wrong digests never crowd out the right one", async () => {
+      const { runId, pending } = await startWaiting(writeTurn("wrong digests claim nothing"));
+      let claims = 0;
+      const service = harness.serviceWith((repository) => ({
+        ...repository,
+        async claimWaitingRun(id, token, leaseMs) {
+          claims += 1;
+          return repository.claimWaitingRun(id, token, leaseMs);
+        },
+      }));
+      const wrong = Array.from({ length: 8 }, (_, index) =>
+        service.decide(runId, {
+          approve: index % 2 === 0,
+          turnDigest: `${index}`.repeat(64),
+          actor: "mallory",
+        }),
+      );
+      const right = service.decide(runId, approve(pending));
+      for (const attempt of wrong) {
+        const error = await refusal(attempt, StaleApprovalTurnError, "stale_turn");
+        expect(error.pending).toEqual(pending);
+      }
+      expect(await right).toEqual({ outcome: "executed", status: "COMPLETED" });
+      expect(claims).toBe(1);
+      expect(await approvalRows(runId)).toMatchObject([{ approve: true, actor: "alice" }]);
+    });
+
+    it("still checks the digest against the claimed row: a turn that changed after it was read is refused", async () => {
+      const { runId, pending } = await startWaiting(writeTurn("turn changed during the claim"));
+      const service = harness.serviceWith(withTurnChangedDuringClaim);
+      await refusal(service.decide(runId, approve(pending)), StaleApprovalTurnError, "stale_turn");
+      expect((await runRow(runId)).status).toBe("WAITING_FOR_APPROVAL");
+      expect(await startsOf(runId, 0)).toBe(0);
+      expect(await approvalRows(runId)).toEqual([]);
     });
 
     it("refuses a denial with a wrong digest: nothing is denied", async () => {
@@ -492,31 +547,28 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
 
   describe("a refusal whose release fails", () => {
     it.each([
-      ["a stale digest", false, OTHER_DIGEST],
-      ["an unaudited write approval", true, null],
-    ] as const)(
-      "settles the run FAILED, never leaving it RUNNING (%s)",
-      async (_case, approvalFault, digest) => {
-        const { runId, pending } = await startWaiting(writeTurn("release fails"));
-        if (approvalFault) harness.faults.arm("approvals", 1);
-        const service = harness.serviceWith((repository) => ({
-          ...repository,
-          releaseRun: async () => false,
-        }));
-        const decision: Decision = { ...approve(pending), turnDigest: digest ?? pending.turnDigest };
+      ["a digest that went stale during the claim", false],
+      ["an unaudited write approval", true],
+    ] as const)("settles the run FAILED, never leaving it RUNNING (%s)", async (_case, approvalFault) => {
+      const { runId, pending } = await startWaiting(writeTurn("release fails"));
+      if (approvalFault) harness.faults.arm("approvals", 1);
+      const service = harness.serviceWith((repository) => ({
+        ...(approvalFault ? repository : withTurnChangedDuringClaim(repository)),
+        releaseRun: async () => false,
+      }));
+      const decision: Decision = approve(pending);
 
-        const error = await refusal(service.decide(runId, decision), DecisionRefusedError, "not_waiting");
-        expect(error.pending).toBeNull();
-        const row = await runRow(runId);
-        expect(row).toMatchObject({ status: "FAILED", claimToken: null, leaseExpiresAt: null });
-        expect(row.error?.code).toBe("release_failed");
-        expect(row.state).not.toBeNull();
-        expect(await eventsOf(runId, "run_finished")).toMatchObject([{ payload: { status: "FAILED" } }]);
-        expect(await startsOf(runId, 0)).toBe(0);
-        expect(await workspace(runId)).toEqual({ "seed.txt": "seed" });
-        expect(await eventsOf(runId, "approval_decided")).toEqual([]);
-      },
-    );
+      const error = await refusal(service.decide(runId, decision), DecisionRefusedError, "not_waiting");
+      expect(error.pending).toBeNull();
+      const row = await runRow(runId);
+      expect(row).toMatchObject({ status: "FAILED", claimToken: null, leaseExpiresAt: null });
+      expect(row.error?.code).toBe("release_failed");
+      expect(row.state).not.toBeNull();
+      expect(await eventsOf(runId, "run_finished")).toMatchObject([{ payload: { status: "FAILED" } }]);
+      expect(await startsOf(runId, 0)).toBe(0);
+      expect(await workspace(runId)).toEqual({ "seed.txt": "seed" });
+      expect(await eventsOf(runId, "approval_decided")).toEqual([]);
+    });
   });
 
   describe("fail-closed step audit", () => {

@@ -1,7 +1,8 @@
 import { declaresWrite } from "../declares-write";
 import { runSteps } from "../run/run-loop";
 import type { RunRecord } from "../run/run-store";
-import type { RunStatus } from "../run/run-types";
+import type { PendingTurn, RunStatus } from "../run/run-types";
+import { decodeSuspendedState } from "../run/suspended-state";
 import { computeTurnDigest, digestsEqual } from "../turn-digest";
 import {
   type ClaimedRun,
@@ -40,7 +41,9 @@ export interface StartedDecision {
 
 /**
  * The one place a decision is checked and applied (SPEC §5), in this order:
- * pre-claim decode (unreadable → `unreadable_state`, nothing claimed); atomic
+ * pre-claim decode (unreadable → `unreadable_state`, nothing claimed); gate 1
+ * against the turn read before the claim (a digest that cannot match →
+ * `stale_turn`, nothing claimed); atomic
  * claim (lost → `not_waiting`); post-claim decode of the row won (unreadable →
  * the run is settled FAILED, its state kept); gate 1, the `turnDigest` against
  * the claimed pending turn in constant time (`stale_turn`, denials too); the
@@ -72,7 +75,9 @@ export async function startDecision(
   dependencies: CoordinatorDependencies,
 ): Promise<StartedDecision> {
   const { store } = dependencies;
-  const claim = await claimWaitingRun(await requireRun(store, runId), dependencies);
+  const waiting = await requireRun(store, runId);
+  await refuseUnmatchableDigest(waiting, decision);
+  const claim = await claimWaitingRun(waiting, dependencies);
   const { environment, outcome, reason } = await holdingClaim(store, runId, () =>
     applyDecision(decision, claim, dependencies),
   );
@@ -81,6 +86,27 @@ export async function startDecision(
     resumeClaimedRun(claim, decision.approve ? { kind: "approve" } : { kind: "deny", reason }),
   );
   return { outcome, settled };
+}
+
+/**
+ * Gate 1 before the claim: a digest that cannot match the turn the run waits
+ * at is refused without claiming, so a flood of wrong digests can never hold
+ * the run away from the right one. The check after the claim stays: the turn
+ * may change between this read and the claim.
+ */
+async function refuseUnmatchableDigest(waiting: RunRecord, decision: Decision): Promise<void> {
+  if (waiting.status !== "WAITING_FOR_APPROVAL") return; // the claim refuses it with its own reason
+  let pending: PendingTurn;
+  try {
+    pending = decodeSuspendedState(waiting.id, waiting.state).pending;
+  } catch {
+    return; // the claim's pre-claim decode reports it as unreadable_state
+  }
+  const expected = await computeTurnDigest(pending.calls);
+  const received = typeof decision.turnDigest === "string" ? decision.turnDigest : null;
+  if (!digestsEqual(received, expected)) {
+    throw new StaleApprovalTurnError(waiting.id, { ...pending, turnDigest: expected }, received);
+  }
 }
 
 /** Gates 1 and 2, the audit and the announcement of a decision on a claimed run (SPEC §5 steps 4–7). */
