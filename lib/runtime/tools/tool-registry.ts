@@ -8,6 +8,7 @@ import { EFFECTS, type Effect, RESOURCE_CLASSES } from "../types";
 import { BUILT_IN_TOOL_NAMES, BUILT_IN_TOOLS } from "./built-in-tools";
 import { type CustomToolDeclaration, createCustomTool, TOOL_NAME_PATTERN } from "./custom-tool-declaration";
 import { formatSchemaErrors } from "./format-schema-errors";
+import { createSafeRegExpFactory } from "./safe-reg-exp";
 import type { ToolDefinition } from "./tool-definition";
 
 /** Options of `createToolRegistry`; both mirror the scenario fields of SPEC §8. */
@@ -150,7 +151,13 @@ function applyApprovalOverrides(
 let builtInValidators: ReadonlyMap<string, ValidateFunction> | undefined;
 
 function createSchemaCompiler(): Ajv {
-  return new Ajv({ allErrors: true, strict: false, validateFormats: false, logger: false });
+  return new Ajv({
+    allErrors: true,
+    strict: false,
+    validateFormats: false,
+    logger: false,
+    code: { regExp: createSafeRegExpFactory() },
+  });
 }
 
 function compileValidators(tools: Map<string, ToolDefinition>): Map<string, ValidateFunction> {
