@@ -5,13 +5,13 @@ import {
   check,
   index,
   integer,
-  jsonb,
   pgTable,
   primaryKey,
   text,
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
+import { storableJsonb, storableText } from "./storable-columns";
 
 /** Statuses of a run (SPEC §6). Kept as text with a CHECK so both drivers agree. */
 export const RUN_STATUSES = ["RUNNING", "WAITING_FOR_APPROVAL", "COMPLETED", "FAILED", "CANCELLED"] as const;
@@ -23,11 +23,11 @@ export const runs = pgTable(
   "runs",
   {
     id: uuid("id").primaryKey(),
-    name: text("name").notNull(),
+    name: storableText("name").notNull(),
     status: text("status").$type<RunStatus>().notNull(),
     /** The scenario as submitted, after validation. */
-    scenario: jsonb("scenario").notNull(),
-    limits: jsonb("limits").notNull(),
+    scenario: storableJsonb("scenario").notNull(),
+    limits: storableJsonb("limits").notNull(),
     modelCalls: integer("model_calls").notNull().default(0),
     /** Last allocated event sequence number; events take `last_seq + 1` in the same transaction. */
     lastSeq: integer("last_seq").notNull().default(0),
@@ -37,9 +37,9 @@ export const runs = pgTable(
     /** A cancellation asked of a RUNNING run, taken by its worker at the next segment boundary. */
     cancelRequested: text("cancel_requested").$type<"turn" | "run" | null>(),
     /** Versioned suspended state (carries its own `schemaVersion`); decoded with zod. */
-    state: jsonb("state"),
+    state: storableJsonb("state"),
     waitingSince: timestamp("waiting_since", { withTimezone: true }),
-    error: jsonb("error").$type<{ code: string; message: string } | null>(),
+    error: storableJsonb("error").$type<{ code: string; message: string } | null>(),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
@@ -64,9 +64,9 @@ export const steps = pgTable(
       .references(() => runs.id, { onDelete: "cascade" }),
     index: integer("index").notNull(),
     /** Assistant text of the completion, if any. */
-    text: text("text"),
-    plan: jsonb("plan").notNull(),
-    metrics: jsonb("metrics").notNull(),
+    text: storableText("text"),
+    plan: storableJsonb("plan").notNull(),
+    metrics: storableJsonb("metrics").notNull(),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -81,13 +81,13 @@ export const toolCalls = pgTable(
       .references(() => runs.id, { onDelete: "cascade" }),
     stepIndex: integer("step_index").notNull(),
     batchIndex: integer("batch_index").notNull(),
-    callId: text("call_id").notNull(),
-    name: text("name").notNull(),
+    callId: storableText("call_id").notNull(),
+    name: storableText("name").notNull(),
     /** The arguments exactly as the model emitted them. */
-    rawArguments: text("raw_arguments").notNull(),
+    rawArguments: storableText("raw_arguments").notNull(),
     status: text("status").notNull(),
-    result: jsonb("result"),
-    error: jsonb("error").$type<{ code: string; message: string } | null>(),
+    result: storableJsonb("result"),
+    error: storableJsonb("error").$type<{ code: string; message: string } | null>(),
     startSeq: integer("start_seq"),
     settleSeq: integer("settle_seq"),
   },
@@ -104,8 +104,8 @@ export const approvals = pgTable(
       .references(() => runs.id, { onDelete: "cascade" }),
     turnDigest: text("turn_digest").notNull(),
     approve: boolean("approve").notNull(),
-    actor: text("actor").notNull(),
-    reason: text("reason"),
+    actor: storableText("actor").notNull(),
+    reason: storableText("reason"),
     decidedAt: timestamp("decided_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index("approvals_run_id_idx").on(table.runId, table.id)],
@@ -120,7 +120,7 @@ export const runEvents = pgTable(
       .references(() => runs.id, { onDelete: "cascade" }),
     seq: integer("seq").notNull(),
     type: text("type").notNull(),
-    payload: jsonb("payload").notNull(),
+    payload: storableJsonb("payload").notNull(),
     createdAt: createdAt(),
   },
   // The primary key is also the replay index: `WHERE run_id = $1 AND seq > $2 ORDER BY seq`.
@@ -134,8 +134,8 @@ export const workspaceFiles = pgTable(
     runId: uuid("run_id")
       .notNull()
       .references(() => runs.id, { onDelete: "cascade" }),
-    path: text("path").notNull(),
-    content: text("content").notNull(),
+    path: storableText("path").notNull(),
+    content: storableText("content").notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [primaryKey({ columns: [table.runId, table.path] })],
@@ -148,8 +148,8 @@ export const memoryEntries = pgTable(
     runId: uuid("run_id")
       .notNull()
       .references(() => runs.id, { onDelete: "cascade" }),
-    key: text("key").notNull(),
-    value: jsonb("value"),
+    key: storableText("key").notNull(),
+    value: storableJsonb("value"),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [primaryKey({ columns: [table.runId, table.key] })],
@@ -163,7 +163,7 @@ export const tasks = pgTable(
     runId: uuid("run_id")
       .notNull()
       .references(() => runs.id, { onDelete: "cascade" }),
-    title: text("title").notNull(),
+    title: storableText("title").notNull(),
     createdAt: createdAt(),
   },
   (table) => [index("tasks_run_id_idx").on(table.runId, table.createdAt)],

@@ -35,6 +35,9 @@ function toRunRecord(row: typeof runs.$inferSelect): RunRecord {
   };
 }
 
+/** Tool-call rows per INSERT: 8 parameters each, well under Postgres's 65,535. */
+const CALL_ROWS_PER_INSERT = 1000;
+
 const callKey = (runId: string, stepIndex: number, batchIndex: number) =>
   and(eq(toolCalls.runId, runId), eq(toolCalls.stepIndex, stepIndex), eq(toolCalls.batchIndex, batchIndex));
 
@@ -53,9 +56,10 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
         await tx
           .insert(steps)
           .values({ runId, index: step.index, text: step.text, plan: step.plan, metrics: step.metrics });
-        if (step.calls.length > 0) {
+        // One INSERT may bind at most 65,535 parameters: a batch of thousands of calls goes in chunks.
+        for (let start = 0; start < step.calls.length; start += CALL_ROWS_PER_INSERT) {
           await tx.insert(toolCalls).values(
-            step.calls.map(({ call, status, error }) => ({
+            step.calls.slice(start, start + CALL_ROWS_PER_INSERT).map(({ call, status, error }) => ({
               runId,
               stepIndex: step.index,
               batchIndex: call.batchIndex,

@@ -29,6 +29,13 @@ export {
   ToolConfigurationError,
   ToolError,
 } from "./errors";
+export {
+  describeUnstorableText,
+  findJsonValueProblem,
+  type JsonValueProblem,
+  MAX_JSON_DEPTH,
+  measureJsonDepth,
+} from "./json-limits";
 export { measureBatchPayloadBytes } from "./measure-batch-payload";
 export type {
   Model,

@@ -2,6 +2,7 @@
  * Preflight of one tool call (SPEC §3): everything the planner needs to know
  * about a call, computed once, without running anything.
  */
+import { findJsonValueProblem } from "./json-limits";
 import {
   createInvalidArgumentsProblem,
   createMalformedArgumentsProblem,
@@ -101,6 +102,12 @@ function parseArgumentsObject(raw: string): ArgumentsParsing {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     const kind = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
     return { ok: false, reason: `must be a JSON object, got ${kind}` };
+  }
+  // What could never be stored or safely handled is refused like malformed JSON: the model repairs it.
+  const problem = findJsonValueProblem(value);
+  if (problem) {
+    const where = problem.path.length > 0 ? ` at ${problem.path.join(".")}` : "";
+    return { ok: false, reason: `are not usable: the value${where} ${problem.message}` };
   }
   return { ok: true, value: value as Record<string, unknown> };
 }

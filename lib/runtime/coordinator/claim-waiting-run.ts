@@ -63,9 +63,10 @@ export async function holdingClaim<T>(store: RunStore, runId: string, work: () =
     return await work();
   } catch (error) {
     if (!RuntimeError.isInstance(error)) {
+      // The error's own message may carry SQL: it is thrown on to be logged, and the run says only what happened.
       await store.forceFail(runId, {
         code: "internal_error",
-        message: `Failed while holding the run: ${error instanceof Error ? error.message : String(error)}`,
+        message: "The run failed while a decision was being applied; the server log has the details.",
       });
     }
     throw error;

@@ -13,9 +13,8 @@ export class StepAuditError extends RuntimeError {
   constructor(runId: string, call: PreflightedCall, cause: unknown) {
     super(
       "audit_failed",
-      `Tool ${call.name} (batchIndex ${call.batchIndex}) ran, but its record could not be stored: ${
-        cause instanceof Error ? cause.message : String(cause)
-      }`,
+      // The cause (a driver message, often with SQL) stays in `cause` for the server log, never in the report.
+      `Tool ${call.name} (batchIndex ${call.batchIndex}) ran, but its record could not be stored.`,
       { cause },
     );
     this.runId = runId;
@@ -85,7 +84,8 @@ async function runTool(
       result: null,
       error: {
         code: "tool_crashed",
-        message: `${call.name} failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+        // Not the error's own message: an unexpected failure (a database error, say) may carry SQL.
+        message: `${call.name} failed unexpectedly; the server log has the details.`,
       },
     };
   }

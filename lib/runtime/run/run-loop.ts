@@ -40,13 +40,11 @@ export async function runSteps(environment: RunEnvironment, start: RunStart): Pr
     return await loop(environment, start);
   } catch (error) {
     if (LostClaimError.isInstance(error)) return "RUNNING";
+    // An unexpected error's message may carry SQL or driver details: those go to the log, never into the run.
     const runError = RuntimeError.isInstance(error)
       ? { code: error.code, message: error.message }
-      : {
-          code: "internal_error",
-          message: `The run failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
-        };
-    environment.log?.("run failed", { runId: environment.runId, ...runError });
+      : { code: "internal_error", message: "The run failed unexpectedly; the server log has the details." };
+    environment.log?.("run failed", { runId: environment.runId, ...runError, cause: describeCause(error) });
     try {
       await environment.store.finishRun(environment.runId, environment.claimToken, "FAILED", runError);
     } catch {
@@ -305,4 +303,11 @@ async function resolveBarrier(
     code: "gated_call_failed",
     message: `the approval-gated call ${barrier.name} (batchIndex ${barrier.batchIndex}) failed`,
   });
+}
+
+/** What the log gets of a failure: its message and the message of its cause. */
+function describeCause(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (cause: ${error.cause.message})` : "";
+  return `${error.message}${cause}`;
 }

@@ -87,12 +87,30 @@ describe("scenario validation (SPEC §8)", () => {
     ).toEqual([{ path: "tools[0]", message: expect.stringContaining("built-in") }]);
   });
 
-  it("refuses an openai-compatible model without its prompt", () => {
-    const result = validateScenario({
-      name: "o",
-      model: { kind: "openai-compatible", baseURL: "http://127.0.0.1:9/v1", model: "m" },
-    });
-    expect(result.ok ? [] : result.issues.map((issue) => issue.path)).toEqual(["model.prompt"]);
+  it("refuses an openai-compatible model without its prompt or the endpoint it names", () => {
+    const result = validateScenario({ name: "o", model: { kind: "openai-compatible" } });
+    expect(result.ok ? [] : result.issues.map((issue) => issue.path)).toEqual([
+      "model.endpoint",
+      "model.prompt",
+    ]);
+  });
+
+  it("refuses what cannot be stored or nests too deep before the schema looks at it, naming where", () => {
+    const withNul = validateScenario({ ...minimal, workspace: { "a.txt": "x\u0000y" } });
+    expect(withNul.ok ? [] : withNul.issues).toEqual([
+      { path: 'workspace["a.txt"]', message: expect.stringMatching(/NUL character/) },
+    ]);
+    const loneSurrogate = validateScenario({ ...minimal, name: "bad \ud800 name" });
+    expect(loneSurrogate.ok ? [] : loneSurrogate.issues).toEqual([
+      { path: "name", message: expect.stringMatching(/unpaired surrogate \(\\ud800\)/) },
+    ]);
+    let deep: unknown = {};
+    for (let level = 0; level < 10_000; level += 1) deep = { deep };
+    const tooDeep = validateScenario({ ...minimal, tools: [{ parameters: deep }] });
+    expect(tooDeep.ok ? [] : tooDeep.issues[0]?.message).toBe("nests deeper than 64 levels");
+    expect(() => parseScenarioJson(`${"[".repeat(10_000)}${"]".repeat(10_000)}`)).toThrow(
+      /nests deeper than 64 levels/,
+    );
   });
 
   it("parses JSON text or throws InvalidScenarioError listing the issues", () => {

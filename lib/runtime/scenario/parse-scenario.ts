@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { RuntimeError } from "../errors";
+import { findJsonValueProblem, MAX_JSON_DEPTH, measureJsonDepth } from "../json-limits";
 import { type Scenario, scenarioSchema } from "./scenario-schema";
 
 /** One problem with a scenario, located by its JSON path (`model.turns[0].calls[1].name`). */
@@ -40,16 +41,24 @@ function toIssues(error: z.ZodError): ScenarioIssue[] {
 /**
  * Validates a scenario (already parsed from JSON) against the SPEC §8 format.
  * Returns the scenario with defaults filled in, or every issue found; never throws.
+ * First, without recursion: nothing nests deeper than `MAX_JSON_DEPTH` and
+ * every string can be stored (no NUL, no unpaired surrogate).
  */
 export function validateScenario(
   input: unknown,
 ): { ok: true; scenario: Scenario } | { ok: false; issues: ScenarioIssue[] } {
+  const problem = findJsonValueProblem(input);
+  if (problem)
+    return { ok: false, issues: [{ path: formatIssuePath(problem.path), message: problem.message }] };
   const parsed = scenarioSchema.safeParse(input);
   return parsed.success ? { ok: true, scenario: parsed.data } : { ok: false, issues: toIssues(parsed.error) };
 }
 
 /** Like {@link validateScenario}, from JSON text; throws {@link InvalidScenarioError}. */
 export function parseScenarioJson(text: string): Scenario {
+  if (measureJsonDepth(text) > MAX_JSON_DEPTH) {
+    throw new InvalidScenarioError([{ path: "", message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
