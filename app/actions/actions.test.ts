@@ -3,6 +3,10 @@ import type { RunService } from "@/lib/server/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
 
+// Actions read the request's headers; outside Next there is no request, so the test says what a browser sends.
+const requestHeaders = vi.hoisted(() => ({ current: new Headers({ origin: "http://test" }) }));
+vi.mock("next/headers", () => ({ headers: async () => requestHeaders.current }));
+
 // The actions use the process-wide database: hand them a fresh test database.
 let uninstall = async () => {};
 let service: RunService;
@@ -169,5 +173,59 @@ describe("server actions return the SPEC §5 table's codes and statuses, never t
     // The tab can cancel while the slow tool runs.
     expect(await actions.cancel.cancelRunAction({ runId, scope: "run" })).toMatchObject({ ok: true });
     await waitForStatus(runId, "CANCELLED");
+  });
+});
+
+describe("server actions hold the same boundary as the HTTP API", () => {
+  it("refuses a call without an Origin (no browser page of this app sends one) with 403", async () => {
+    requestHeaders.current = new Headers();
+    try {
+      expect(await actions.start.startRunAction({ scenarioText: gatedWrite })).toMatchObject({
+        ok: false,
+        error: { code: "forbidden", status: 403 },
+      });
+      expect(
+        await actions.decide.decideTurnAction({ runId: crypto.randomUUID(), approve: true, actor: "a" }),
+      ).toMatchObject({
+        ok: false,
+        error: { code: "forbidden", status: 403 },
+      });
+    } finally {
+      requestHeaders.current = new Headers({ origin: "http://test" });
+    }
+  });
+
+  it("answers 413 over the one 2 MiB body limit, and accepts a scenario just under it", async () => {
+    const scenario = JSON.parse(gatedWrite);
+    const padded = (bytes: number) =>
+      JSON.stringify({ ...scenario, workspace: { ...scenario.workspace, "pad.txt": "x".repeat(bytes) } });
+    expect(await actions.start.startRunAction({ scenarioText: padded(2 * 1024 * 1024) })).toMatchObject({
+      ok: false,
+      error: { code: "payload_too_large", status: 413 },
+    });
+    expect(await actions.start.startRunAction({ scenarioText: padded(1_900_000) })).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it("refuses NUL and unpaired surrogates with 400 naming where they are", async () => {
+    const scenario = JSON.parse(gatedWrite);
+    const withNul = await actions.start.startRunAction({
+      scenarioText: JSON.stringify({ ...scenario, name: "a\u0000" }),
+    });
+    expect(withNul).toMatchObject({ ok: false, error: { code: "invalid_request", status: 400 } });
+    expect(withNul.ok ? [] : withNul.error.issues).toEqual([
+      { path: "name", message: expect.stringMatching(/NUL/) },
+    ]);
+    const reason = await actions.decide.decideTurnAction({
+      runId: crypto.randomUUID(),
+      approve: false,
+      actor: "alice",
+      reason: "half \ud800",
+    });
+    expect(reason).toMatchObject({
+      ok: false,
+      error: { code: "invalid_request", issues: [{ path: "reason" }] },
+    });
   });
 });

@@ -32,6 +32,9 @@ export function describeActionError(error: ActionError): {
         canRetry: false,
       };
     case "invalid_request":
+    case "forbidden":
+    case "payload_too_large":
+    case "unsupported_media_type":
       return { title: "The request was refused", detail: error.message, canRetry: false };
     case "not_found":
       return { title: "No such run", detail: error.message, canRetry: false };

@@ -11,7 +11,10 @@ export const ERROR_STATUS = {
   not_auditable: 503,
   unreadable_state: 422,
   invalid_request: 400,
+  forbidden: 403,
   not_found: 404,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   internal_error: 500,
 } as const;
 

@@ -1,20 +1,40 @@
 import "server-only";
+import { headers } from "next/headers";
 import type { z } from "zod";
-import { formatIssuePath } from "@/lib/runtime";
+import { findJsonValueProblem, formatIssuePath } from "@/lib/runtime";
 import type { ActionResult } from "./action-result";
 import { type ErrorBody, invalidRequestBody, toErrorBody } from "./error-response";
-import { statusForCode } from "./error-table";
+import { type ErrorCode, statusForCode } from "./error-table";
+import { MAX_BODY_BYTES, measureUtf8Bytes } from "./request-limits";
+
+export interface RunActionOptions<Input> {
+  /** The JSON text whose size counts against `MAX_BODY_BYTES` (default: the whole input as JSON). */
+  bodyOf?(input: Input): string;
+}
 
 /**
- * The body of every server action: validates its input with `schema`, runs
- * `work`, and maps any error through the one error table (SPEC §5), so the
+ * The body of every server action: refuses a call without an `Origin` (Next
+ * checks a present one against the host; a missing one is no browser's
+ * same-site request), validates the input with `schema`, applies the one body
+ * limit, runs `work`, and maps any error through the one error table, so the
  * browser gets a code and status, never a thrown message.
  */
 export async function runAction<Schema extends z.ZodType, T>(
   schema: Schema,
   input: unknown,
   work: (input: z.infer<Schema>) => Promise<T>,
+  options: RunActionOptions<z.infer<Schema>> = {},
 ): Promise<ActionResult<T>> {
+  if (!(await headers()).get("origin")) {
+    return refusal("forbidden", "Server actions are only taken from this app's own pages.");
+  }
+  const problem = findJsonValueProblem(input);
+  if (problem) {
+    return failure(
+      statusForCode("invalid_request"),
+      invalidRequestBody([{ path: formatIssuePath(problem.path), message: problem.message }]),
+    );
+  }
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({
@@ -23,12 +43,20 @@ export async function runAction<Schema extends z.ZodType, T>(
     }));
     return failure(statusForCode("invalid_request"), invalidRequestBody(issues));
   }
+  const body = options.bodyOf ? options.bodyOf(parsed.data) : JSON.stringify(parsed.data);
+  if (measureUtf8Bytes(body) > MAX_BODY_BYTES) {
+    return refusal("payload_too_large", `The body is larger than the limit of ${MAX_BODY_BYTES} bytes.`);
+  }
   try {
     return { ok: true, data: await work(parsed.data) };
   } catch (error) {
     const { status, body } = toErrorBody(error);
     return failure(status, body);
   }
+}
+
+function refusal(code: ErrorCode, message: string): ActionResult<never> {
+  return failure(statusForCode(code), { error: { code, message }, pending: null });
 }
 
 function failure(status: number, body: ErrorBody): ActionResult<never> {

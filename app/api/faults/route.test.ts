@@ -14,20 +14,25 @@ afterAll(async () => {
 describe("/api/faults without PLAYGROUND_FAULTS=1", () => {
   it("does not exist: nothing can be injected", async () => {
     const { GET, POST } = await import("./route");
-    expect((await GET()).status).toBe(404);
+    expect((await GET(new Request("http://test/api/faults"))).status).toBe(404);
     const armed = await POST(
       new Request("http://test/api/faults", {
         method: "POST",
+        headers: { "content-type": "application/json" },
         body: JSON.stringify({ target: "approvals", failNext: 1 }),
       }),
     );
     expect(armed.status).toBe(404);
     expect((await armed.json()).error.code).toBe("not_found");
     const streams = await import("./streams/route");
-    expect((await streams.POST()).status).toBe(404);
+    expect((await streams.POST(new Request("http://test", { method: "POST" }))).status).toBe(404);
     const unreadable = await import("./unreadable-state/route");
     const corrupt = await unreadable.POST(
-      new Request("http://test", { method: "POST", body: JSON.stringify({ runId: crypto.randomUUID() }) }),
+      new Request("http://test", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ runId: crypto.randomUUID() }),
+      }),
     );
     expect(corrupt.status).toBe(404);
   });

@@ -1,11 +1,7 @@
-import { errorResponse } from "@/lib/http/error-response";
+import { handleRoute } from "@/lib/http/api-route";
 import { getRunService } from "@/lib/server/get-run-service";
 
 /** Every run waiting for a decision, newest wait first, with its pending turn. */
-export async function GET() {
-  try {
-    return Response.json({ items: await (await getRunService()).listInbox() });
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
+export const GET = handleRoute(async () =>
+  Response.json({ items: await (await getRunService()).listInbox() }),
+);

@@ -37,6 +37,7 @@ afterAll(async () => {
 const post = (body: unknown) =>
   new Request("http://test/api", {
     method: "POST",
+    headers: { "content-type": "application/json" },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
 const params = (id: string) => ({ params: Promise.resolve({ id }) });
@@ -111,7 +112,10 @@ describe("HTTP API error mapping (SPEC §5)", () => {
     const unauditedBody = await unaudited.json();
     expect(unauditedBody.error.code).toBe("not_auditable");
     expect(unauditedBody.pending.turnDigest).toBe(turnDigest);
-    expect(await (await routes.faults.GET()).json()).toEqual({ approvals: 0, steps: 0 });
+    expect(await (await routes.faults.GET(new Request("http://test"))).json()).toEqual({
+      approvals: 0,
+      steps: 0,
+    });
     const stillWaiting = await (await routes.report.GET(new Request("http://test"), params(runId))).json();
     expect(stillWaiting.status).toBe("WAITING_FOR_APPROVAL");
     expect(stillWaiting.steps[0].calls[0]).toMatchObject({ status: "pending", startSeq: null });

@@ -1,9 +1,10 @@
+import { handleRoute } from "@/lib/http/api-route";
 import { notFoundResponse } from "@/lib/http/error-response";
 import { FAULT_INJECTION_OFF, isFaultInjectionEnabled } from "@/lib/server/fault-injection";
 import { dropOpenStreams } from "@/lib/server/open-streams";
 
 /** Ends every open run event stream of this instance, so browsers must resume. Only with PLAYGROUND_FAULTS=1. */
-export async function POST() {
+export const POST = handleRoute(async () => {
   if (!isFaultInjectionEnabled()) return notFoundResponse(FAULT_INJECTION_OFF);
   return Response.json({ dropped: dropOpenStreams() });
-}
+});

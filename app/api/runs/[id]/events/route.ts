@@ -1,21 +1,17 @@
-import { errorResponse } from "@/lib/http/error-response";
+import { handleRoute } from "@/lib/http/api-route";
 import { readResumeSeq } from "@/lib/http/read-resume-seq";
-import { readRunId } from "@/lib/http/run-route-context";
+import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { openSseResponse } from "@/lib/http/sse";
 import { RunNotFoundError } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/get-run-service";
 import { pipeRunEvents } from "@/lib/server/run-event-stream";
 
 /** The run's events as server-sent events: replay after `Last-Event-ID` (or `?after=`), then live (SPEC §7). */
-export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
-  try {
-    const runId = await readRunId(context);
-    const resume = readResumeSeq(request);
-    if (!resume.ok) return resume.response;
-    const service = await getRunService();
-    if (!(await service.store.getRun(runId))) throw new RunNotFoundError(runId);
-    return openSseResponse(request.signal, (channel) => pipeRunEvents(service, runId, resume.seq, channel));
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
+export const GET = handleRoute(async (request: Request, context: RunRouteContext) => {
+  const runId = await readRunId(context);
+  const resume = readResumeSeq(request);
+  if (!resume.ok) return resume.response;
+  const service = await getRunService();
+  if (!(await service.store.getRun(runId))) throw new RunNotFoundError(runId);
+  return openSseResponse(request.signal, (channel) => pipeRunEvents(service, runId, resume.seq, channel));
+});

@@ -1,0 +1,137 @@
+import "server-only";
+import type { z } from "zod";
+import { findJsonValueProblem, formatIssuePath, MAX_JSON_DEPTH, measureJsonDepth } from "@/lib/runtime";
+import { errorResponse, invalidRequestBody } from "./error-response";
+import { statusForCode } from "./error-table";
+import { RequestRefusal } from "./refusal";
+import { MAX_BODY_BYTES } from "./request-limits";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * The one wrapper of every route handler: refuses requests that change
+ * something from another site (403 `forbidden`), and maps whatever the
+ * handler throws through the one error table. A route reads its body with
+ * {@link readBody}, which refuses what the boundary must never let in.
+ */
+export function handleRoute<Context = unknown>(
+  handler: (request: Request, context: Context) => Promise<Response>,
+): (request: Request, context?: Context) => Promise<Response> {
+  return async (request, context) => {
+    try {
+      if (!SAFE_METHODS.has(request.method)) refuseCrossSite(request);
+      // Next always passes the context to routes that read one (`[id]` routes).
+      return await handler(request, context as Context);
+    } catch (error) {
+      if (error instanceof RequestRefusal) return error.toResponse();
+      return errorResponse(error);
+    }
+  };
+}
+
+/**
+ * A browser says where a request comes from (`Sec-Fetch-Site`, `Origin`); a
+ * page on another site must not start runs or decide through a signed-in
+ * person's browser. Clients that are not browsers send neither and pass.
+ */
+function refuseCrossSite(request: Request): void {
+  const site = request.headers.get("sec-fetch-site");
+  const origin = request.headers.get("origin");
+  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
+  const originHost = origin === null ? null : readHost(origin);
+  const isForeignOrigin = origin !== null && (originHost === null || originHost !== host);
+  if ((site !== null && site !== "same-origin" && site !== "none") || isForeignOrigin) {
+    throw RequestRefusal.of("forbidden", "Requests from another site are refused.");
+  }
+}
+
+function readHost(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null; // "null" (a sandboxed or file page) is never our host
+  }
+}
+
+/**
+ * Reads a request's JSON body and validates it, refusing before any work: a
+ * content type other than `application/json` (415); more than
+ * `MAX_BODY_BYTES` (413, without reading the rest); text that is not UTF-8,
+ * not JSON, or nests deeper than `MAX_JSON_DEPTH` (400); a key or string that
+ * cannot be stored, NUL or an unpaired surrogate (400 naming its path); a
+ * value the schema refuses (400 naming every field).
+ */
+export async function readBody<Schema extends z.ZodType>(
+  request: Request,
+  schema: Schema,
+): Promise<z.infer<Schema>> {
+  const mediaType = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  if (mediaType !== "application/json") {
+    throw RequestRefusal.of(
+      "unsupported_media_type",
+      `Send the body as application/json (got ${mediaType ? mediaType.slice(0, 100) : "no content type"}).`,
+    );
+  }
+  const text = await readLimitedText(request);
+  if (measureJsonDepth(text) > MAX_JSON_DEPTH) {
+    throw invalid("", `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw invalid("", "the body is not valid JSON");
+  }
+  const problem = findJsonValueProblem(json);
+  if (problem) throw invalid(formatIssuePath(problem.path), problem.message);
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({
+      path: formatIssuePath(issue.path),
+      message: issue.message,
+    }));
+    throw invalidRequest(issues);
+  }
+  return parsed.data;
+}
+
+async function readLimitedText(request: Request): Promise<string> {
+  const tooLarge = () =>
+    RequestRefusal.of("payload_too_large", `The body is larger than the limit of ${MAX_BODY_BYTES} bytes.`);
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      if (received > MAX_BODY_BYTES) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const bytes = new Uint8Array(received);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw invalid("", "the body is not valid UTF-8");
+  }
+}
+
+function invalid(path: string, message: string): RequestRefusal {
+  return invalidRequest([{ path, message }]);
+}
+
+function invalidRequest(issues: Array<{ path: string; message: string }>): RequestRefusal {
+  return new RequestRefusal(statusForCode("invalid_request"), invalidRequestBody(issues));
+}
