@@ -76,7 +76,7 @@ export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerR
             <li key={call.batchIndex}>
               <span className="call-name">{call.name}</span>
               {position === 0 && <span className="tag tag-barrier">barrier</span>}{" "}
-              <code className="inline-args">{call.arguments}</code>
+              <code className="inline-args">{abbreviate(call.arguments)}</code>
             </li>
           ))}
         </ol>
@@ -123,4 +123,13 @@ export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerR
       </div>
     </li>
   );
+}
+
+/** The inbox lists many runs: each call's arguments in a line or two; the run page shows them whole. */
+const INBOX_ARGUMENT_CHARS = 300;
+
+function abbreviate(text: string): string {
+  return text.length > INBOX_ARGUMENT_CHARS
+    ? `${text.slice(0, INBOX_ARGUMENT_CHARS)}… (open the run to see all)`
+    : text;
 }

@@ -55,7 +55,11 @@ export function ApprovalPanel({ view }: { view: RunView }) {
                 ) : (
                   <span className="tag">retained</span>
                 )}
-                <JsonBlock value={call.arguments} isRaw />
+                <JsonBlock
+                  value={call.arguments}
+                  isRaw
+                  label={`arguments of pending ${call.name} call ${call.batchIndex}`}
+                />
               </li>
             ))}
           </ol>

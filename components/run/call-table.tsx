@@ -52,11 +52,15 @@ function CallRow({ call, isAwaitingApproval }: { call: CallView; isAwaitingAppro
             </span>
           </summary>
           <h4>Arguments</h4>
-          <JsonBlock value={call.arguments} isRaw />
+          <JsonBlock
+            value={call.arguments}
+            isRaw
+            label={`arguments of ${call.name} call ${call.batchIndex}`}
+          />
           {call.result !== null && call.result !== undefined && (
             <>
               <h4>Result</h4>
-              <JsonBlock value={call.result} />
+              <JsonBlock value={call.result} label={`result of ${call.name} call ${call.batchIndex}`} />
             </>
           )}
         </details>

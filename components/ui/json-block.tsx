@@ -1,14 +1,77 @@
-/** Shows a value as indented JSON; raw model arguments that are not JSON are shown exactly as sent. */
-export function JsonBlock({ value, isRaw = false }: { value: unknown; isRaw?: boolean }) {
+"use client";
+
+import { useMemo, useState } from "react";
+import { measureJsonDepth } from "@/lib/runtime";
+
+/** Characters shown before "Show all": a page stays small however large the value. */
+const PREVIEW_CHARS = 4000;
+/** Pretty-printing indents by depth, so a deep value would grow quadratically: past this, shown compact. */
+const MAX_PRETTY_DEPTH = 16;
+const MAX_PRETTY_CHARS = 100_000;
+
+/**
+ * Shows a value as JSON: indented when it is small and shallow, compact
+ * otherwise; raw model arguments that are not JSON exactly as sent. A long
+ * value shows its start, with "Show all" and "Download" for the rest.
+ */
+export function JsonBlock({
+  value,
+  isRaw = false,
+  label,
+}: {
+  value: unknown;
+  isRaw?: boolean;
+  label: string;
+}) {
+  const text = useMemo(() => formatJson(value, isRaw), [value, isRaw]);
+  const [isExpanded, setExpanded] = useState(false);
+  const isLong = text.length > PREVIEW_CHARS;
   return (
-    <pre className="json-block">{isRaw ? formatRaw(String(value)) : JSON.stringify(value, null, 2)}</pre>
+    <div className="json-block-frame">
+      <pre className="json-block">{isLong && !isExpanded ? `${text.slice(0, PREVIEW_CHARS)}…` : text}</pre>
+      {isLong && (
+        <div className="json-block-actions">
+          <button type="button" onClick={() => setExpanded(!isExpanded)}>
+            {isExpanded ? "Show less" : `Show all (${formatSize(text.length)})`}
+            <span className="visually-hidden"> of the {label}</span>
+          </button>
+          <button type="button" onClick={() => download(text, `${label.replaceAll(/\W+/g, "-")}.json`)}>
+            Download<span className="visually-hidden"> the {label}</span>
+          </button>
+        </div>
+      )}
+    </div>
   );
 }
 
-function formatRaw(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
+function formatJson(value: unknown, isRaw: boolean): string {
+  if (isRaw) {
+    const raw = String(value);
+    if (raw.length > MAX_PRETTY_CHARS || measureJsonDepth(raw) > MAX_PRETTY_DEPTH) return raw;
+    try {
+      return JSON.stringify(JSON.parse(raw), null, 2);
+    } catch {
+      return raw;
+    }
   }
+  try {
+    const compact = JSON.stringify(value) ?? String(value);
+    const isPlain = compact.length <= MAX_PRETTY_CHARS && measureJsonDepth(compact) <= MAX_PRETTY_DEPTH;
+    return isPlain ? JSON.stringify(value, null, 2) : compact;
+  } catch {
+    return "(this value is too deeply nested to show)";
+  }
+}
+
+function formatSize(characters: number): string {
+  return characters < 10_000 ? `${characters} characters` : `${Math.round(characters / 1024)} KB`;
+}
+
+function download(text: string, fileName: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = fileName;
+  link.click();
+  URL.revokeObjectURL(url);
 }
