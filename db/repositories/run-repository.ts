@@ -35,6 +35,9 @@ function toRunRecord(row: typeof runs.$inferSelect): RunRecord {
   };
 }
 
+/** The NOTIFY channel that announces a cancellation asked of a running run, as its id. */
+export const RUN_CANCELS_CHANNEL = "run_cancels";
+
 /** Tool-call rows per INSERT: 8 parameters each, well under Postgres's 65,535. */
 const CALL_ROWS_PER_INSERT = 1000;
 
@@ -219,15 +222,20 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
         return row.cancelRequested;
       }),
 
-    async requestCancel(runId, scope) {
-      // A pending "run" request is never weakened to "turn".
-      const [row] = await db
-        .update(runs)
-        .set({ cancelRequested: sql`case when ${runs.cancelRequested} = 'run' then 'run' else ${scope} end` })
-        .where(and(eq(runs.id, runId), eq(runs.status, "RUNNING")))
-        .returning({ id: runs.id });
-      return Boolean(row);
-    },
+    requestCancel: (runId, scope) =>
+      db.transaction(async (tx) => {
+        // A pending "run" request is never weakened to "turn".
+        const [row] = await tx
+          .update(runs)
+          .set({
+            cancelRequested: sql`case when ${runs.cancelRequested} = 'run' then 'run' else ${scope} end`,
+          })
+          .where(and(eq(runs.id, runId), eq(runs.status, "RUNNING")))
+          .returning({ id: runs.id });
+        // Whichever instance drives the run hears this and aborts what is in flight (a model call, a tool).
+        if (row) await tx.execute(sql`select pg_notify(${RUN_CANCELS_CHANNEL}, ${runId})`);
+        return Boolean(row);
+      }),
 
     async claimWaitingRun(runId, claimToken, leaseMs) {
       const [row] = await db

@@ -192,6 +192,18 @@ describe("a run driven by an OpenAI-compatible endpoint", () => {
     expect((await harness.service.getReport(runId))?.status).toBe("CANCELLED");
   });
 
+  it("ends the run CANCELLED when the cancel arrives at another instance than the one driving it", async () => {
+    vi.stubEnv("TEST_MODEL_KEY", "sk-test");
+    requests.length = 0;
+    replies.push("hang");
+    const { runId, settled } = await harness.service.startRun(promptScenario());
+    await vi.waitFor(() => expect(requests).toHaveLength(1));
+    // Another service on the same database stands in for another instance: it has no worker for this run.
+    const otherInstance = harness.serviceWith();
+    expect(await otherInstance.cancel(runId, "run")).toEqual({ status: "RUNNING" });
+    expect(await settled).toBe("CANCELLED");
+  });
+
   it("refuses a scenario naming an endpoint the operator did not configure, or carrying its own URL or key", async () => {
     await expect(harness.service.startRun(promptScenario({ endpoint: "elsewhere" }))).rejects.toSatisfy(
       (error) =>

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { DatabaseHandle } from "@/db/client";
 import { appendEvent } from "@/db/repositories/append-event";
 import { getRunDetail, listRecentRuns } from "@/db/repositories/run-queries";
-import { createRunRepository, type StoreFaults } from "@/db/repositories/run-repository";
+import { createRunRepository, RUN_CANCELS_CHANNEL, type StoreFaults } from "@/db/repositories/run-repository";
 import { createRunToolContext } from "@/db/repositories/run-tool-context";
 import { runs, workspaceFiles } from "@/db/schema";
 import {
@@ -88,6 +88,17 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
     };
   }
 
+  // A cancel may arrive at another instance: it stores the request and NOTIFYs, and the instance
+  // driving the run aborts its in-flight work here (its worker then takes the stored request).
+  const listeningForCancels = handle
+    .listen(RUN_CANCELS_CHANNEL, (runId) => stepControllers.get(runId)?.abort())
+    .catch((error: unknown) => {
+      (options.log ?? console.error)("cannot listen for cancellations from other instances", {
+        error: String(error),
+      });
+      return async () => {};
+    });
+
   const coordinator: CoordinatorDependencies & { abortInProcess(runId: string): void } = {
     store,
     createEnvironment,
@@ -109,6 +120,7 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
 
   async function startRun(scenario: Scenario): Promise<StartedRun> {
     checkScenarioModel(scenario, modelEndpoints);
+    await listeningForCancels;
     const { files, limits } = prepare(scenario);
     const runId = randomUUID();
     const claimToken = randomUUID();
