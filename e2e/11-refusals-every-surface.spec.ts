@@ -107,6 +107,48 @@ async function expectEveryCode(api: APIRequestContext, server: ProductionServer,
   });
 }
 
+/** The boundary's own refusals: another site, too large a body, and (over HTTP) a body that is not JSON. */
+async function expectBoundaryCodes(api: APIRequestContext, server: ProductionServer, surface: Surface) {
+  const scenario = loadScenario("write-then-read-back.json");
+  const tooLarge = JSON.stringify({ ...scenario, workspace: { "big.txt": "x".repeat(3 * 1024 * 1024) } });
+  const status = async (response: { status(): number; json(): Promise<{ error: { code: string } }> }) => ({
+    status: response.status(),
+    code: (await response.json()).error.code,
+  });
+  if (surface === "http") {
+    const post = (data: string, headers: Record<string, string>) =>
+      api.post("/api/runs", { data, headers: { "content-type": "application/json", ...headers } });
+    expect(
+      await status(await post(JSON.stringify(scenario), { origin: "https://elsewhere.example" })),
+    ).toEqual({
+      status: 403,
+      code: "forbidden",
+    });
+    expect(await status(await post(tooLarge, {}))).toEqual({ status: 413, code: "payload_too_large" });
+    expect(await status(await post(JSON.stringify(scenario), { "content-type": "text/plain" }))).toEqual({
+      status: 415,
+      code: "unsupported_media_type",
+    });
+    return;
+  }
+  const startAction = async (scenarioText: string, origin: string | null) => {
+    const response = await api.post("/", {
+      headers: {
+        "next-action": serverActionId("startRunAction"),
+        "content-type": "text/plain;charset=UTF-8",
+        accept: "text/x-component",
+        ...(origin ? { origin } : {}),
+      },
+      data: JSON.stringify([{ scenarioText }]),
+    });
+    const line = (await response.text()).split("\n").find((text) => text.includes('"ok":'));
+    const result = JSON.parse(line?.slice(line.indexOf(":") + 1) ?? "{}");
+    return { status: result.error?.status, code: result.error?.code };
+  };
+  expect(await startAction(JSON.stringify(scenario), null)).toEqual({ status: 403, code: "forbidden" });
+  expect(await startAction(tooLarge, server.baseURL)).toEqual({ status: 413, code: "payload_too_large" });
+}
+
 for (const firstRequest of ["page", "api"] as const) {
   test(`every refusal keeps its code and status on both surfaces when the ${firstRequest} loads first`, async () => {
     test.setTimeout(120_000);
@@ -117,6 +159,8 @@ for (const firstRequest of ["page", "api"] as const) {
       else expect((await api.get(`/api/runs/${UNKNOWN_RUN}`)).status()).toBe(404);
       await expectEveryCode(api, server, "http");
       await expectEveryCode(api, server, "action");
+      await expectBoundaryCodes(api, server, "http");
+      await expectBoundaryCodes(api, server, "action");
     } finally {
       await api.dispose();
       await server.stop();
