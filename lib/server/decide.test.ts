@@ -288,11 +288,14 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
         }),
       );
       const right = service.decide(runId, approve(pending));
-      for (const attempt of wrong) {
-        const error = await refusal(attempt, StaleApprovalTurnError, "stale_turn");
-        expect(error.pending).toEqual(pending);
+      const [rightOutcome, ...wrongOutcomes] = await Promise.allSettled([right, ...wrong]);
+      expect(rightOutcome).toEqual({
+        status: "fulfilled",
+        value: { outcome: "executed", status: "COMPLETED" },
+      });
+      for (const outcome of wrongOutcomes) {
+        expect(outcome).toMatchObject({ status: "rejected", reason: { code: "stale_turn", pending } });
       }
-      expect(await right).toEqual({ outcome: "executed", status: "COMPLETED" });
       expect(claims).toBe(1);
       expect(await approvalRows(runId)).toMatchObject([{ approve: true, actor: "alice" }]);
     });
