@@ -1,12 +1,18 @@
 /**
  * Runs once when a server instance starts: opens the database and applies
- * migrations before the first request, so no request pays PGlite's start-up.
+ * migrations before the first request, so no request pays PGlite's start-up,
+ * and seeds the first administrator from the environment on a fresh database.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { getDatabase } = await import("./db/client");
   try {
-    await getDatabase();
+    const handle = await getDatabase();
+    const { getAuth } = await import("./lib/server/auth/auth");
+    const { seedAdminFromEnv } = await import("./lib/server/auth/accounts");
+    if (await seedAdminFromEnv(await getAuth(), handle.db)) {
+      console.info(`created the first administrator, ${process.env.PLAYGROUND_ADMIN_EMAIL}`);
+    }
   } catch (error) {
     // The health route reports it; requests retry the open.
     console.error("database failed to open at start-up:", error);

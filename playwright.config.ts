@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import { ADMIN_STORAGE_STATE, E2E_ADMIN } from "./e2e/support/accounts";
 
 // Debian's Chromium where it is installed (these machines cannot download
 // Playwright's own build); elsewhere Playwright's bundled Chromium.
@@ -24,6 +25,23 @@ const serverEnv = {
   NEXT_TELEMETRY_DISABLED: "1",
   PGLITE_DATA_DIR: process.env.DATABASE_URL ? "" : "memory://",
   PLAYGROUND_FAULTS: "1",
+  // The demos sign in as this administrator, seeded when the database has no user.
+  PLAYGROUND_ADMIN_EMAIL: E2E_ADMIN.email,
+  PLAYGROUND_ADMIN_PASSWORD: E2E_ADMIN.password,
+};
+const chromium = {
+  ...devices["Desktop Chrome"],
+  launchOptions: {
+    executablePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  },
 };
 const build = process.env.E2E_SKIP_BUILD ? "" : "node_modules/.bin/next build && ";
 
@@ -42,22 +60,12 @@ export default defineConfig({
     screenshot: "only-on-failure",
   },
   projects: [
+    // Signs in once as the seeded administrator; every demo starts signed in as them.
+    { name: "sign-in", testMatch: /auth\.setup\.ts$/, use: chromium },
     {
       name: "chromium",
-      use: {
-        ...devices["Desktop Chrome"],
-        launchOptions: {
-          executablePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
-          args: [
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-          ],
-        },
-      },
+      dependencies: ["sign-in"],
+      use: { ...chromium, storageState: ADMIN_STORAGE_STATE },
     },
   ],
   webServer: {

@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { ActorField } from "@/components/actor-field";
+import { AccountMenu } from "@/components/auth/account-menu";
 import { Providers } from "@/components/providers";
+import { readIdentity } from "@/lib/server/auth/identity";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -10,7 +12,8 @@ export const metadata: Metadata = {
   description: "Run, watch and approve an LLM agent's tool calls.",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const identity = await readIdentity(await headers());
   return (
     <html lang="en">
       <body>
@@ -19,11 +22,15 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Link href="/" className="brand">
               Tool Playground
             </Link>
-            <nav aria-label="Main">
-              <Link href="/">Playground</Link>
-              <Link href="/inbox">Inbox</Link>
-            </nav>
-            <ActorField />
+            {identity && (
+              <>
+                <nav aria-label="Main">
+                  <Link href="/">Playground</Link>
+                  <Link href="/inbox">Inbox</Link>
+                </nav>
+                <AccountMenu identity={identity} />
+              </>
+            )}
           </header>
           <main className="site-main">{children}</main>
         </Providers>

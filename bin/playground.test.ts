@@ -58,6 +58,45 @@ describe("npm run playground -- run <scenario.json>", () => {
     expect(notJson.stderr).toContain("not valid JSON");
     const usage = runCli("walk");
     expect(usage.status).toBe(2);
-    expect(usage.stderr).toContain("usage: npm run playground -- run <scenario.json>");
+    expect(usage.stderr).toContain("usage: npm run -s playground -- <command>");
+    expect(usage.stderr).toContain("run <scenario.json>");
+    expect(usage.stderr).toContain("token create <email>");
   });
+});
+
+describe("npm run -s playground -- user … / token …", () => {
+  it("adds a user from a password in the environment, creates a token printed once, lists and revokes it", () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "tp-accounts-"));
+    const cli = (args: string[], env: Record<string, string> = {}) =>
+      spawnSync("npm", ["run", "--silent", "playground", "--", ...args, "--db", folder], {
+        encoding: "utf8",
+        env: { ...process.env, DATABASE_URL: "", NEXT_TELEMETRY_DISABLED: "1", ...env },
+      });
+    const added = cli(["user", "add", "ada@example.com", "--role", "approver"], {
+      PLAYGROUND_NEW_PASSWORD: "ada-pass-1",
+    });
+    expect(added.status).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({ email: "ada@example.com", role: "approver" });
+    expect(added.stdout).not.toContain("ada-pass-1");
+
+    const noPassword = cli(["user", "add", "bob@example.com", "--role", "viewer"]);
+    expect(noPassword.status).toBe(1);
+    expect(noPassword.stderr).toContain("PLAYGROUND_NEW_PASSWORD");
+
+    const created = cli(["token", "create", "ada@example.com", "--name", "ci-bot"]);
+    expect(created.status).toBe(0);
+    const token = created.stdout.trim();
+    expect(token).toMatch(/^tp_\w{20,}$/);
+    const tooHigh = cli(["token", "create", "ada@example.com", "--name", "root", "--role", "admin"]);
+    expect(tooHigh.status).toBe(1);
+    expect(tooHigh.stderr).toContain("at most its owner's role (approver)");
+
+    const listed = cli(["token", "list"]);
+    expect(JSON.parse(listed.stdout)).toMatchObject([
+      { name: "ci-bot", ownerEmail: "ada@example.com", role: "approver" },
+    ]);
+    expect(listed.stdout).not.toContain(token);
+    expect(cli(["token", "revoke", "ci-bot"]).status).toBe(0);
+    expect(JSON.parse(cli(["token", "list"]).stdout)).toEqual([]);
+  }, 60_000);
 });

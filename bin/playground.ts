@@ -1,18 +1,23 @@
-// `npm run playground -- run <scenario.json> [--db DIR]`: runs a scenario
+// `npm run -s playground -- run <scenario.json> [--db DIR]`: runs a scenario
 // headless and prints its run report (SPEC §8) as JSON on stdout, and nothing
-// else there; progress and errors go to stderr.
+// else there; progress and errors go to stderr. `user …` and `token …`
+// manage who can sign in and the API tokens (bin/manage-accounts.ts).
 //
 // Database: DATABASE_URL when set; else the PGlite folder given by --db; else
 // a throwaway in-memory database, so the CLI never locks the dev server's
 // embedded database folder.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { openDatabase } from "../db/client";
+import { type DatabaseHandle, databaseOptionsFromEnv, openDatabase } from "../db/client";
 import { InvalidScenarioError, isRuntimeError, parseScenarioJson } from "../lib/runtime";
+import { AccountError } from "../lib/server/auth/accounts";
 import { runScenarioHeadless } from "../lib/server/run-scenario-headless";
 import { createRunService } from "../lib/server/run-service";
+import { ACCOUNT_USAGE, manageAccounts } from "./manage-accounts";
 
-const USAGE = "usage: npm run playground -- run <scenario.json> [--db DIR]";
+const USAGE = `usage: npm run -s playground -- <command>
+  run <scenario.json> [--db DIR]
+${ACCOUNT_USAGE}`;
 
 function fail(message: string, exitCode: number): never {
   process.stderr.write(`playground: ${message}\n`);
@@ -22,13 +27,25 @@ function fail(message: string, exitCode: number): never {
 async function main() {
   let parsed: ReturnType<
     typeof parseArgs<{
-      options: { db: { type: "string" }; help: { type: "boolean" } };
+      options: {
+        db: { type: "string" };
+        help: { type: "boolean" };
+        role: { type: "string" };
+        name: { type: "string" };
+        "password-env": { type: "string" };
+      };
       allowPositionals: true;
     }>
   >;
   try {
     parsed = parseArgs({
-      options: { db: { type: "string" }, help: { type: "boolean" } },
+      options: {
+        db: { type: "string" },
+        help: { type: "boolean" },
+        role: { type: "string" },
+        name: { type: "string" },
+        "password-env": { type: "string" },
+      },
       allowPositionals: true,
     });
   } catch (error) {
@@ -37,6 +54,28 @@ async function main() {
   const [command, scenarioPath, ...extra] = parsed.positionals;
   if (parsed.values.help) {
     process.stderr.write(`${USAGE}\n`);
+    return;
+  }
+  if (command === "user" || command === "token") {
+    // The app's own database (as `npm run dev` would open it), unless --db names another folder.
+    const handle = await openDatabase(
+      parsed.values.db ? { dataDir: parsed.values.db } : databaseOptionsFromEnv(),
+    );
+    try {
+      process.stdout.write(
+        await manageAccounts(handle, {
+          positionals: parsed.positionals,
+          role: parsed.values.role,
+          name: parsed.values.name,
+          passwordEnv: parsed.values["password-env"],
+        }),
+      );
+    } catch (error) {
+      await handle.close();
+      if (AccountError.isInstance(error)) fail(error.message, 1);
+      fail(error instanceof Error ? error.message : String(error), 2);
+    }
+    await handle.close();
     return;
   }
   if (command !== "run" || !scenarioPath || extra.length > 0) fail(USAGE, 2);
@@ -54,11 +93,7 @@ async function main() {
     failOnKnownError(error, scenarioPath);
   }
 
-  const handle = await openDatabase(
-    process.env.DATABASE_URL
-      ? { url: process.env.DATABASE_URL }
-      : { dataDir: parsed.values.db ?? "memory://" },
-  );
+  const handle = await openConfiguredDatabase(parsed.values.db);
   try {
     const service = createRunService(handle, {
       log: (message, detail) =>
@@ -73,6 +108,13 @@ async function main() {
     failOnKnownError(error, scenarioPath);
   }
   await handle.close();
+}
+
+/** DATABASE_URL when set; else the PGlite folder given with --db; else a throwaway in-memory database. */
+function openConfiguredDatabase(dataDir: string | undefined): Promise<DatabaseHandle> {
+  return openDatabase(
+    process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : { dataDir: dataDir ?? "memory://" },
+  );
 }
 
 /** Exits with a clear message for an error we expect (a bad scenario: 2; a runtime refusal: 1); rethrows the rest. */

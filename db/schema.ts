@@ -13,6 +13,8 @@ import {
 } from "drizzle-orm/pg-core";
 import { storableJsonb, storableText } from "./storable-columns";
 
+export * from "./auth-schema";
+
 /** Statuses of a run (SPEC §6). Kept as text with a CHECK so both drivers agree. */
 export const RUN_STATUSES = ["RUNNING", "WAITING_FOR_APPROVAL", "COMPLETED", "FAILED", "CANCELLED"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -43,6 +45,9 @@ export const runs = pgTable(
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
+    /** Who started the run: a user id (null for headless CLI runs and runs from before sign-in existed). */
+    startedById: text("started_by_id"),
+    startedByName: storableText("started_by_name"),
   },
   (table) => [
     check(
@@ -104,7 +109,10 @@ export const approvals = pgTable(
       .references(() => runs.id, { onDelete: "cascade" }),
     turnDigest: text("turn_digest").notNull(),
     approve: boolean("approve").notNull(),
+    /** The signed-in person's display name (or a scenario's named actor in a headless run). */
     actor: storableText("actor").notNull(),
+    /** Their user id; null for headless runs and decisions from before sign-in existed. */
+    actorId: text("actor_id"),
     reason: storableText("reason"),
     decidedAt: timestamp("decided_at", { withTimezone: true }).notNull().defaultNow(),
   },

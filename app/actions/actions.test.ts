@@ -1,15 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Role } from "@/lib/server/auth/roles";
 import type { RunService } from "@/lib/server/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
 
-// Actions read the request's headers; outside Next there is no request, so the test says what a browser sends.
+// Actions read the request's headers; outside Next there is no request, so the test says what a browser sends:
+// its origin, and who it is signed in as (an approver's token, unless a test says otherwise).
 const requestHeaders = vi.hoisted(() => ({ current: new Headers({ origin: "http://test" }) }));
 vi.mock("next/headers", () => ({ headers: async () => requestHeaders.current }));
 
 // The actions use the process-wide database: hand them a fresh test database.
 let uninstall = async () => {};
 let service: RunService;
+let accounts: Record<Role, TestAccount>;
+const actAs = (role: Role | null, extra: Record<string, string> = { origin: "http://test" }) => {
+  requestHeaders.current = new Headers({ ...extra, ...(role ? accounts[role].headers : {}) });
+};
 let actions: {
   start: typeof import("./start-run");
   decide: typeof import("./decide-turn");
@@ -19,6 +26,8 @@ let actions: {
 beforeAll(async () => {
   vi.stubEnv("PLAYGROUND_FAULTS", "1");
   ({ uninstall } = await installProcessTestDatabase());
+  accounts = await createTestAccounts();
+  actAs("approver");
   actions = {
     start: await import("./start-run"),
     decide: await import("./decide-turn"),
@@ -49,7 +58,7 @@ const waitForStatus = (runId: string, status: string) =>
   poll(async () => ((await service.loadView(runId))?.status === status ? true : null), status);
 
 const approve = (runId: string, turnDigest: string) =>
-  actions.decide.decideTurnAction({ runId, approve: true, turnDigest, actor: "alice" });
+  actions.decide.decideTurnAction({ runId, approve: true, turnDigest });
 
 async function startWaitingRun(scenarioText = gatedWrite) {
   const started = await actions.start.startRunAction({ scenarioText });
@@ -80,7 +89,6 @@ describe("server actions return the SPEC §5 table's codes and statuses, never t
       runId,
       approve: true,
       turnDigest: "0".repeat(64),
-      actor: "alice",
     });
     expect(stale).toMatchObject({
       ok: false,
@@ -92,7 +100,7 @@ describe("server actions return the SPEC §5 table's codes and statuses, never t
     expect(approved).toEqual({ ok: true, data: { outcome: "executed", status: "RUNNING" } });
     await waitForStatus(runId, "COMPLETED");
 
-    const again = await actions.decide.decideTurnAction({ runId, approve: true, turnDigest, actor: "alice" });
+    const again = await actions.decide.decideTurnAction({ runId, approve: true, turnDigest });
     expect(again).toMatchObject({ ok: false, error: { code: "not_waiting", status: 409 }, pending: null });
   });
 
@@ -105,7 +113,6 @@ describe("server actions return the SPEC §5 table's codes and statuses, never t
       runId,
       approve: true,
       turnDigest,
-      actor: "alice",
     });
     expect(refused).toMatchObject({
       ok: false,
@@ -178,20 +185,20 @@ describe("server actions return the SPEC §5 table's codes and statuses, never t
 
 describe("server actions hold the same boundary as the HTTP API", () => {
   it("refuses a call without an Origin (no browser page of this app sends one) with 403", async () => {
-    requestHeaders.current = new Headers();
+    actAs("approver", {});
     try {
       expect(await actions.start.startRunAction({ scenarioText: gatedWrite })).toMatchObject({
         ok: false,
         error: { code: "forbidden", status: 403 },
       });
       expect(
-        await actions.decide.decideTurnAction({ runId: crypto.randomUUID(), approve: true, actor: "a" }),
+        await actions.decide.decideTurnAction({ runId: crypto.randomUUID(), approve: true }),
       ).toMatchObject({
         ok: false,
         error: { code: "forbidden", status: 403 },
       });
     } finally {
-      requestHeaders.current = new Headers({ origin: "http://test" });
+      actAs("approver");
     }
   });
 
@@ -220,12 +227,61 @@ describe("server actions hold the same boundary as the HTTP API", () => {
     const reason = await actions.decide.decideTurnAction({
       runId: crypto.randomUUID(),
       approve: false,
-      actor: "alice",
       reason: "half \ud800",
     });
     expect(reason).toMatchObject({
       ok: false,
       error: { code: "invalid_request", issues: [{ path: "reason" }] },
     });
+  });
+});
+
+describe("server actions act as the signed-in person, with their role", () => {
+  it("refuses a caller who is not signed in with 401, and a role too low with 403 naming the role needed", async () => {
+    try {
+      actAs(null);
+      expect(await actions.start.startRunAction({ scenarioText: gatedWrite })).toMatchObject({
+        ok: false,
+        error: { code: "unauthenticated", status: 401 },
+      });
+      actAs("viewer");
+      const viewerStart = await actions.start.startRunAction({ scenarioText: gatedWrite });
+      expect(viewerStart).toMatchObject({ ok: false, error: { code: "forbidden", status: 403 } });
+      expect(viewerStart.ok ? "" : viewerStart.error.message).toMatch(/needs the operator role/);
+    } finally {
+      actAs("approver");
+    }
+    const { runId, turnDigest } = await startWaitingRun();
+    try {
+      for (const role of ["viewer", "operator"] as const) {
+        actAs(role);
+        const refused = await approve(runId, turnDigest);
+        expect(refused).toMatchObject({ ok: false, error: { code: "forbidden", status: 403 } });
+        expect(refused.ok ? "" : refused.error.message).toMatch(/needs the approver role/);
+      }
+    } finally {
+      actAs("approver");
+    }
+    expect((await service.loadView(runId))?.status).toBe("WAITING_FOR_APPROVAL");
+  });
+
+  it("records the authenticated approver in the audit, never a name from the request", async () => {
+    const { runId, turnDigest } = await startWaitingRun();
+    const forged = await actions.decide.decideTurnAction({
+      runId,
+      approve: true,
+      turnDigest,
+      actor: "ceo@company (forged)",
+    } as never);
+    expect(forged).toMatchObject({
+      ok: false,
+      error: { code: "invalid_request", issues: [{ path: "actor" }] },
+    });
+    expect(await approve(runId, turnDigest)).toMatchObject({ ok: true });
+    const report = await service.getReport(runId);
+    expect(report?.decisions).toMatchObject([
+      { actor: accounts.approver.name, actorId: accounts.approver.userId, approve: true },
+    ]);
+    expect(report?.startedBy).toEqual({ id: accounts.approver.userId, name: accounts.approver.name });
   });
 });

@@ -9,7 +9,10 @@ const cancelRunInputSchema = cancelRequestSchema.extend({ runId: runIdSchema });
 
 /** Cancels the current turn or the whole run (SPEC §4), running or waiting. */
 export async function cancelRunAction(input: z.infer<typeof cancelRunInputSchema>) {
-  return runAction(cancelRunInputSchema, input, async ({ runId, scope }) =>
-    (await getRunService()).submitCancel(runId, scope),
+  return runAction(
+    cancelRunInputSchema,
+    input,
+    async ({ runId, scope }) => (await getRunService()).submitCancel(runId, scope),
+    { role: "operator" },
   );
 }

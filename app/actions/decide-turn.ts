@@ -7,9 +7,19 @@ import { getRunService } from "@/lib/server/get-run-service";
 
 const decideTurnInputSchema = decisionRequestSchema.extend({ runId: runIdSchema });
 
-/** Approves or denies the turn that was shown (its `turnDigest`), through the coordinator (SPEC §5). */
+/** Approves or denies the turn that was shown (its `turnDigest`) as the signed-in approver (SPEC §5). */
 export async function decideTurnAction(input: z.infer<typeof decideTurnInputSchema>) {
-  return runAction(decideTurnInputSchema, input, async ({ runId, ...decision }) =>
-    (await getRunService()).submitDecision(runId, decision),
+  return runAction(
+    decideTurnInputSchema,
+    input,
+    async ({ runId, approve, turnDigest, reason }, identity) =>
+      (await getRunService()).submitDecision(runId, {
+        approve,
+        turnDigest,
+        reason,
+        actor: identity.name,
+        actorId: identity.userId,
+      }),
+    { role: "approver" },
   );
 }

@@ -5,20 +5,23 @@ import { runAction } from "@/lib/http/run-action";
 import { parseScenarioJson } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/get-run-service";
 
-// Its size counts against the one body limit as the scenario's own text (`bodyOf`), as over HTTP.
 const startRunInputSchema = z.object({ scenarioText: z.string() }).strict();
 
-/** Starts a run from the playground's scenario text; the run continues in the background. */
+/** Starts a run from the playground's scenario text, as the signed-in operator; it continues in the background. */
 export async function startRunAction(input: z.infer<typeof startRunInputSchema>) {
   return runAction(
     startRunInputSchema,
     input,
-    async ({ scenarioText }) => {
+    async ({ scenarioText }, identity) => {
       const scenario = parseScenarioJson(scenarioText);
-      const { runId, settled } = await (await getRunService()).startRun(scenario);
+      const { runId, settled } = await (await getRunService()).startRun(scenario, {
+        id: identity.userId,
+        name: identity.name,
+      });
       settled.catch((error: unknown) => console.error(`run ${runId} stopped with an error:`, error));
       return { runId };
     },
-    { bodyOf: (input) => input.scenarioText },
+    // Its size counts against the one body limit as the scenario's own text, as over HTTP.
+    { role: "operator", bodyOf: (input) => input.scenarioText },
   );
 }

@@ -1,16 +1,19 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
 
 // Random bodies, content types and run ids against every route that takes a body:
 // whatever arrives, the answer is a 2xx or a 4xx with the one error body, never a 500.
 let uninstall = async () => {};
+let admin: TestAccount;
 type Post = (request: Request, context?: { params: Promise<{ id: string }> }) => Promise<Response>;
 let routes: Array<{ name: string; post: Post; hasRunId: boolean }>;
 
 beforeAll(async () => {
   vi.stubEnv("PLAYGROUND_FAULTS", "1");
   ({ uninstall } = await installProcessTestDatabase());
+  ({ admin } = await createTestAccounts(["admin"]));
   routes = [
     { name: "POST /api/runs", post: (await import("./runs/route")).POST, hasRunId: false },
     {
@@ -149,7 +152,7 @@ describe("the HTTP API under random input", () => {
         if (!route) throw new Error("no route");
         const request = new Request("http://test/api", {
           method: "POST",
-          headers: type ? { "content-type": type } : {},
+          headers: { ...admin.headers, ...(type ? { "content-type": type } : {}) },
           body,
         });
         const response = await route.post(request, { params: Promise.resolve({ id }) });

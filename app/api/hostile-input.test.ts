@@ -3,15 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/db/client";
 import { runs, toolCalls } from "@/db/schema";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
 
 // What an attacker or a careless client sends, through the real route handlers on the process database.
 let handle: DatabaseHandle;
 let uninstall = async () => {};
+let operator: TestAccount;
 let startRoute: typeof import("./runs/route");
 let reportRoute: typeof import("./runs/[id]/route");
 
 beforeAll(async () => {
   ({ handle, uninstall } = await installProcessTestDatabase());
+  ({ operator } = await createTestAccounts(["operator"]));
   startRoute = await import("./runs/route");
   reportRoute = await import("./runs/[id]/route");
 });
@@ -29,7 +32,7 @@ function post(body: BodyInit, headers: Record<string, string> = {}) {
   return startRoute.POST(
     new Request("http://test/api/runs", {
       method: "POST",
-      headers: { "content-type": "application/json", ...headers },
+      headers: { "content-type": "application/json", ...operator.headers, ...headers },
       body,
       duplex: "half",
     } as RequestInit),
@@ -47,7 +50,7 @@ const runCount = async () => (await handle.db.select({ total: count() }).from(ru
 
 async function waitForReport(runId: string) {
   for (let attempt = 0; attempt < 500; attempt += 1) {
-    const response = await reportRoute.GET(new Request("http://test"), {
+    const response = await reportRoute.GET(new Request("http://test", { headers: operator.headers }), {
       params: Promise.resolve({ id: runId }),
     });
     const report = await response.json();

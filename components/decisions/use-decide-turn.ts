@@ -5,7 +5,6 @@ import { decideTurnAction } from "@/app/actions/decide-turn";
 import type { ActionError, ActionResult } from "@/lib/http/action-result";
 import { queryKeys } from "@/lib/queries/run-queries";
 import type { DecisionResult } from "@/lib/runtime";
-import { useActorName } from "../use-actor-name";
 
 export interface DecideInput {
   approve: boolean;
@@ -20,14 +19,12 @@ export interface DecideInput {
  */
 export function useDecideTurn(runId: string) {
   const queryClient = useQueryClient();
-  const [actor] = useActorName();
   const mutation = useMutation<ActionResult<DecisionResult>, Error, DecideInput>({
     mutationFn: (input) =>
       decideTurnAction({
         runId,
         approve: input.approve,
         turnDigest: input.turnDigest,
-        actor,
         reason: input.reason?.trim() ? input.reason.trim() : null,
       }),
     // The run page refetches its view (it only ever moves forward), so a refused

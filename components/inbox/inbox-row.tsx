@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { type KeyboardEvent, useRef, useState } from "react";
 import type { InboxItem } from "@/lib/queries/inbox-item";
+import { useCan } from "../auth/viewer-context";
 import { DenyForm } from "../decisions/deny-form";
 import { describeActionError } from "../decisions/describe-action-error";
 import { useDecideTurn } from "../decisions/use-decide-turn";
@@ -23,6 +24,7 @@ interface InboxRowProps {
 export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerRow }: InboxRowProps) {
   const { decide, isPending, refusal, lastInput } = useDecideTurn(item.runId);
   const [isDenying, setIsDenying] = useState(false);
+  const canDecide = useCan("approver");
   const row = useRef<HTMLLIElement | null>(null);
   const pending = item.pending;
   const waited = item.waitingSince ? formatDuration(now - Date.parse(item.waitingSince)) : "—";
@@ -30,7 +32,7 @@ export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerR
   const retry = explained?.canRetry && lastInput?.turnDigest === pending?.turnDigest ? lastInput : undefined;
 
   function approve() {
-    if (pending && !isPending) decide({ approve: true, turnDigest: pending.turnDigest });
+    if (pending && !isPending && canDecide) decide({ approve: true, turnDigest: pending.turnDigest });
   }
   // The reason field goes away: focus returns to the row, so the keys keep working.
   function closeDenyForm() {
@@ -42,7 +44,7 @@ export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerR
     if (event.key === "a") {
       event.preventDefault();
       approve();
-    } else if (event.key === "d" && pending) {
+    } else if (event.key === "d" && pending && canDecide) {
       event.preventDefault();
       setIsDenying(true);
     }
@@ -93,34 +95,36 @@ export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerR
           )}
         </p>
       )}
-      <div className="decision-actions">
-        <button type="button" className="primary" disabled={!pending || isPending} onClick={approve}>
-          Approve
-        </button>
-        {isDenying && pending ? (
-          <DenyForm
-            autoFocus
-            isPending={isPending}
-            onCancel={closeDenyForm}
-            onDeny={(reason) => {
-              decide({ approve: false, turnDigest: pending.turnDigest, reason });
-              closeDenyForm();
-            }}
-          />
-        ) : (
-          <button
-            type="button"
-            className="danger"
-            disabled={!pending || isPending}
-            onClick={() => setIsDenying(true)}
-          >
-            Deny
+      {canDecide && (
+        <div className="decision-actions">
+          <button type="button" className="primary" disabled={!pending || isPending} onClick={approve}>
+            Approve
           </button>
-        )}
-        <span role="status" className="muted">
-          {isPending ? "Sending…" : ""}
-        </span>
-      </div>
+          {isDenying && pending ? (
+            <DenyForm
+              autoFocus
+              isPending={isPending}
+              onCancel={closeDenyForm}
+              onDeny={(reason) => {
+                decide({ approve: false, turnDigest: pending.turnDigest, reason });
+                closeDenyForm();
+              }}
+            />
+          ) : (
+            <button
+              type="button"
+              className="danger"
+              disabled={!pending || isPending}
+              onClick={() => setIsDenying(true)}
+            >
+              Deny
+            </button>
+          )}
+          <span role="status" className="muted">
+            {isPending ? "Sending…" : ""}
+          </span>
+        </div>
+      )}
     </li>
   );
 }

@@ -6,6 +6,7 @@ import { useId, useMemo, useState } from "react";
 import { startRunAction } from "@/app/actions/start-run";
 import { DEFAULT_LIMITS, type Limits } from "@/lib/runtime";
 import { findPreset, SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
+import { useCan } from "../auth/viewer-context";
 import { checkScenarioText } from "./check-scenario-text";
 import { buildPromptTemplate } from "./prompt-template";
 import { ScenarioEditor } from "./scenario-editor";
@@ -40,6 +41,7 @@ export function Playground({
       id === PROMPT_ID ? buildPromptTemplate(models[0]?.name ?? "my-model") : findPreset(id)?.scenario;
     return `${JSON.stringify(scenario ?? {}, null, 2)}\n`;
   };
+  const canStart = useCan("operator");
   const [presetId, setPresetId] = useState(initialPresetId);
   const [text, setText] = useState(() => textOf(initialPresetId));
   const check = useMemo(() => checkScenarioText(text), [text]);
@@ -120,12 +122,15 @@ export function Playground({
         <button
           type="button"
           className="primary"
-          disabled={!check.ok || isStarting}
+          disabled={!check.ok || isStarting || !canStart}
           aria-describedby={issuesId}
           onClick={() => start.mutate()}
         >
           {isStarting ? "Starting…" : "Start run"}
         </button>
+        {!canStart && (
+          <p className="muted">Starting runs needs the operator role; you can watch runs and the inbox.</p>
+        )}
         {refusal && (
           <div className="alert" role="alert">
             <strong>The run was not started.</strong> {refusal.message}

@@ -2,6 +2,7 @@
 
 import { useId } from "react";
 import type { RunView } from "@/lib/run-view/run-view";
+import { useCan } from "../auth/viewer-context";
 import { DenyForm } from "../decisions/deny-form";
 import { describeActionError } from "../decisions/describe-action-error";
 import { useDecideTurn } from "../decisions/use-decide-turn";
@@ -14,6 +15,7 @@ import { JsonBlock } from "../ui/json-block";
 export function ApprovalPanel({ view }: { view: RunView }) {
   const { decide, isPending, refusal, lastInput, reset } = useDecideTurn(view.runId);
   const headingId = useId();
+  const canDecide = useCan("approver");
   const pending = view.pending;
   if (!pending && !refusal) return null;
   const explained = refusal ? describeActionError(refusal) : null;
@@ -63,31 +65,35 @@ export function ApprovalPanel({ view }: { view: RunView }) {
               </li>
             ))}
           </ol>
-          <div className="decision-actions">
-            <button
-              type="button"
-              className="primary"
-              disabled={isPending}
-              onClick={() => {
-                reset();
-                decide({ approve: true, turnDigest: pending.turnDigest });
-              }}
-            >
-              Approve
-            </button>
-            <DenyForm
-              // A new turn starts with an empty reason.
-              key={pending.turnDigest}
-              isPending={isPending}
-              onDeny={(reason) => {
-                reset();
-                decide({ approve: false, turnDigest: pending.turnDigest, reason });
-              }}
-            />
-            <span role="status" className="muted">
-              {isPending ? "Sending your decision…" : ""}
-            </span>
-          </div>
+          {canDecide ? (
+            <div className="decision-actions">
+              <button
+                type="button"
+                className="primary"
+                disabled={isPending}
+                onClick={() => {
+                  reset();
+                  decide({ approve: true, turnDigest: pending.turnDigest });
+                }}
+              >
+                Approve
+              </button>
+              <DenyForm
+                // A new turn starts with an empty reason.
+                key={pending.turnDigest}
+                isPending={isPending}
+                onDeny={(reason) => {
+                  reset();
+                  decide({ approve: false, turnDigest: pending.turnDigest, reason });
+                }}
+              />
+              <span role="status" className="muted">
+                {isPending ? "Sending your decision…" : ""}
+              </span>
+            </div>
+          ) : (
+            <p className="muted">An approver decides this turn; your role can only watch it.</p>
+          )}
         </>
       )}
     </section>

@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { cancelRunAction } from "@/app/actions/cancel-run";
 import { queryKeys } from "@/lib/queries/run-queries";
+import { useCan } from "../auth/viewer-context";
 import { describeActionError } from "../decisions/describe-action-error";
 
 /** Cancel the current turn (the run goes on) or the whole run (it ends CANCELLED), SPEC §4. */
@@ -12,7 +13,9 @@ export function RunControls({ runId, isActive }: { runId: string; isActive: bool
     mutationFn: (scope: "turn" | "run") => cancelRunAction({ runId, scope }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.runView(runId) }),
   });
+  const canCancel = useCan("operator");
   const refusal = cancel.data && !cancel.data.ok ? describeActionError(cancel.data.error) : null;
+  if (!canCancel) return null;
   return (
     <div className="run-controls">
       <button type="button" disabled={!isActive || cancel.isPending} onClick={() => cancel.mutate("turn")}>

@@ -6,6 +6,7 @@ import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
 import type { RunView } from "@/lib/run-view/run-view";
 import { StatusBadge } from "../ui/status-badge";
 import { ApprovalPanel } from "./approval-panel";
+import { DecisionHistory } from "./decision-history";
 import { EventLog } from "./event-log";
 import { RunControls } from "./run-controls";
 import { StepCard } from "./step-card";
@@ -34,6 +35,7 @@ export function RunPage({ initialView }: { initialView: RunView }) {
           <h1>{view.name || "Run"}</h1>
           <p className="muted run-id">
             Run <code>{view.runId}</code>
+            {view.startedBy && <> · started by {view.startedBy}</>}
           </p>
         </div>
         <div className="run-state">
@@ -64,6 +66,7 @@ export function RunPage({ initialView }: { initialView: RunView }) {
           <StepCard key={step.index} step={step} pending={view.pending} />
         ))}
       </section>
+      <DecisionHistory decisions={view.decisions} />
       <EventLog log={view.log} />
     </div>
   );

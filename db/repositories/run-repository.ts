@@ -32,6 +32,7 @@ function toRunRecord(row: typeof runs.$inferSelect): RunRecord {
     limits: row.limits as Limits,
     modelCalls: row.modelCalls,
     state: row.state,
+    startedById: row.startedById,
   };
 }
 

@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import path from "node:path";
+import type { APIRequestContext } from "@playwright/test";
+import { E2E_ADMIN } from "./accounts";
 
 /**
  * A `next start` of the suite's production build, of its own, for specs that
@@ -45,14 +47,22 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
   throw new Error(`next start did not listen on ${port} within ${timeoutMs} ms`);
 }
 
-export async function startProductionServer(): Promise<ProductionServer> {
+export async function startProductionServer(
+  options: { freshDatabase?: boolean; seedAdmin?: boolean } = {},
+): Promise<ProductionServer> {
   const port = await findFreePort();
   const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], {
     env: {
       ...process.env,
       NEXT_TELEMETRY_DISABLED: "1",
-      PGLITE_DATA_DIR: process.env.DATABASE_URL ? "" : "memory://",
       PLAYGROUND_FAULTS: "1",
+      // A fresh database is a throwaway PGlite of its own, even when the suite runs on a Postgres server.
+      ...(options.freshDatabase || !process.env.DATABASE_URL
+        ? { DATABASE_URL: "", PGLITE_DATA_DIR: "memory://" }
+        : { PGLITE_DATA_DIR: "" }),
+      ...(options.seedAdmin === false
+        ? { PLAYGROUND_ADMIN_EMAIL: "", PLAYGROUND_ADMIN_PASSWORD: "" }
+        : { PLAYGROUND_ADMIN_EMAIL: E2E_ADMIN.email, PLAYGROUND_ADMIN_PASSWORD: E2E_ADMIN.password }),
     },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -85,4 +95,12 @@ export function serverActionId(exportedName: string): string {
   const entry = Object.entries(manifest.node).find(([, action]) => action.exportedName === exportedName);
   if (!entry) throw new Error(`no server action ${exportedName} in the build`);
   return entry[0];
+}
+
+/** Signs a request context in through the sign-in endpoint; its cookie then goes with every request. */
+export async function signInOverApi(api: APIRequestContext, account = E2E_ADMIN): Promise<void> {
+  const response = await api.post("/api/auth/sign-in/email", {
+    data: { email: account.email, password: account.password },
+  });
+  if (!response.ok()) throw new Error(`sign-in answered ${response.status()}: ${await response.text()}`);
 }

@@ -1,27 +1,34 @@
 import "server-only";
 import type { z } from "zod";
 import { findJsonValueProblem, formatIssuePath, MAX_JSON_DEPTH, measureJsonDepth } from "@/lib/runtime";
+import type { Identity } from "@/lib/server/auth/identity";
+import type { Role } from "@/lib/server/auth/roles";
 import { errorResponse, invalidRequestBody } from "./error-response";
 import { statusForCode } from "./error-table";
 import { RequestRefusal } from "./refusal";
 import { MAX_BODY_BYTES } from "./request-limits";
+import { requireIdentity } from "./require-identity";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * The one wrapper of every route handler: refuses requests that change
- * something from another site (403 `forbidden`), and maps whatever the
- * handler throws through the one error table. A route reads its body with
- * {@link readBody}, which refuses what the boundary must never let in.
+ * something from another site (403 `forbidden`), establishes who is asking
+ * and that they hold `role` (401 `unauthenticated`, 403 `forbidden`), and
+ * maps whatever the handler throws through the one error table. A route
+ * reads its body with {@link readBody}, which refuses what the boundary must
+ * never let in.
  */
 export function handleRoute<Context = unknown>(
-  handler: (request: Request, context: Context) => Promise<Response>,
+  options: { role: Role },
+  handler: (request: Request, context: Context, identity: Identity) => Promise<Response>,
 ): (request: Request, context?: Context) => Promise<Response> {
   return async (request, context) => {
     try {
       if (!SAFE_METHODS.has(request.method)) refuseCrossSite(request);
+      const identity = await requireIdentity(request.headers, options.role);
       // Next always passes the context to routes that read one (`[id]` routes).
-      return await handler(request, context as Context);
+      return await handler(request, context as Context, identity);
     } catch (error) {
       if (error instanceof RequestRefusal) return error.toResponse();
       return errorResponse(error);

@@ -5,6 +5,7 @@ import {
   type PendingTurn,
   UnreadableStateError,
 } from "@/lib/runtime";
+import { AccountError } from "@/lib/server/auth/accounts";
 import { ERROR_STATUS, type ErrorCode, statusForCode } from "./error-table";
 
 /** The one error body of every surface (SPEC §5). */
@@ -23,6 +24,7 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody }
     return make(error.code, error.message, error.pending);
   }
   if (UnreadableStateError.isInstance(error)) return make("unreadable_state", error.message);
+  if (AccountError.isInstance(error)) return make(error.code, error.message);
   if (InvalidScenarioError.isInstance(error)) {
     return make("invalid_request", error.message, null, { issues: error.issues });
   }

@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   not_auditable: 503,
   unreadable_state: 422,
   invalid_request: 400,
+  unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
   payload_too_large: 413,

@@ -1,12 +1,17 @@
 import { z } from "zod";
 
-/** POST /api/runs/[id]/decision. A missing or null digest is not a 400: the coordinator refuses it as `stale_turn`. */
+/**
+ * POST /api/runs/[id]/decision. A missing or null digest is not a 400: the
+ * coordinator refuses it as `stale_turn`. Who decides is whoever signed in
+ * (or owns the token): a body that still names an `actor` is refused, so an
+ * old client notices instead of believing its name was recorded.
+ */
 export const decisionRequestSchema = z
   .object({
     approve: z.boolean(),
     turnDigest: z.string().nullable().optional(),
-    actor: z.string().trim().min(1, "who decides must be named").max(200),
     reason: z.string().max(2000).nullable().optional(),
+    actor: z.never({ error: "who decides is taken from your sign-in or API token; remove actor" }).optional(),
   })
   .strict();
 export type DecisionRequest = z.infer<typeof decisionRequestSchema>;

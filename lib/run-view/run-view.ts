@@ -63,6 +63,8 @@ export interface DecisionView {
   reason: string | null;
   outcome: string;
   audited: boolean;
+  /** ISO time the decision was recorded. */
+  at: string;
 }
 
 export interface RunView {
@@ -77,6 +79,8 @@ export interface RunView {
   /** The turn waiting for a decision, while the run waits. */
   pending: PendingTurnView | null;
   decisions: DecisionView[];
+  /** Who started the run, when a signed-in person did. */
+  startedBy: string | null;
   /** Every event folded in, in seq order: the page's event log. */
   log: Array<{ seq: number; type: string; at: string }>;
 }
@@ -92,6 +96,7 @@ export function emptyRunView(runId: string): RunView {
     steps: [],
     pending: null,
     decisions: [],
+    startedBy: null,
     log: [],
   };
 }
@@ -139,6 +144,7 @@ function applyPayload(view: RunView, event: RunEventRecord): RunView {
         ...view,
         name: String(payload.name ?? ""),
         limits: (payload.limits as Limits) ?? null,
+        startedBy: (payload.startedBy as { name?: string } | null)?.name ?? null,
         status: "RUNNING",
       };
     case "step_planned":
@@ -192,6 +198,7 @@ function applyPayload(view: RunView, event: RunEventRecord): RunView {
             reason: (payload.reason as string | null) ?? null,
             outcome: String(payload.outcome ?? ""),
             audited: payload.audited !== false,
+            at: event.at,
           },
         ],
       };

@@ -19,6 +19,7 @@ export {
   NotAuditableError,
   NotWaitingError,
   RunNotFoundError,
+  SelfApprovalError,
   StaleApprovalTurnError,
 } from "./coordinator/decision-errors";
 export { declaresWrite, isWriteEffect } from "./declares-write";

@@ -27,12 +27,17 @@ export interface RunReport {
     }>;
     metrics: unknown;
   }>;
+  /** The signed-in person who started the run; null for headless runs. */
+  startedBy: { id: string; name: string } | null;
   decisions: Array<{
     turnDigest: string;
     approve: boolean;
+    /** Who decided: the signed-in person's name, and their user id (null in headless runs). */
     actor: string;
+    actorId: string | null;
     reason: string | null;
     outcome: string;
+    decidedAt: string;
   }>;
 }
 
@@ -45,6 +50,7 @@ export function buildRunReport(detail: RunDetail): RunReport {
     status: run.status,
     error: run.error ?? null,
     modelCalls: run.modelCalls,
+    startedBy: run.startedById ? { id: run.startedById, name: run.startedByName ?? "" } : null,
     pending: run.status === "WAITING_FOR_APPROVAL" ? readPending(run.id, run.state) : null,
     steps: detail.steps.map((step) => ({
       index: step.index,
@@ -70,6 +76,7 @@ export function buildRunReport(detail: RunDetail): RunReport {
         turnDigest: string;
         approve: boolean;
         actor: string;
+        actorId?: string | null;
         reason: string | null;
         outcome: string;
       };
@@ -77,8 +84,10 @@ export function buildRunReport(detail: RunDetail): RunReport {
         turnDigest: payload.turnDigest,
         approve: payload.approve,
         actor: payload.actor,
+        actorId: payload.actorId ?? null,
         reason: payload.reason,
         outcome: payload.outcome,
+        decidedAt: event.createdAt.toISOString(),
       };
     }),
   };

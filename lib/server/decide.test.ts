@@ -9,6 +9,7 @@ import {
   NotAuditableError,
   NotWaitingError,
   RunNotFoundError,
+  SelfApprovalError,
   StaleApprovalTurnError,
 } from "@/lib/runtime/coordinator/decision-errors";
 import type { RunStore } from "@/lib/runtime/run/run-store";
@@ -320,6 +321,48 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
       const report = await harness.service.getReport(runId);
       expect(report?.steps[0]?.calls.map((call) => call.status)).toEqual(["pending", "pending"]);
       expect(await approvalRows(runId)).toEqual([]);
+    });
+  });
+
+  describe("separation of duties", () => {
+    it("refuses the starter's own approval when the run's policy requires another approver; a denial or another person goes through", async () => {
+      const starter = { id: "user-starter", name: "Sam" };
+      const scenario = buildScenario({
+        ...writeTurn("two people"),
+        policy: { requireDistinctApprover: true },
+      });
+      const started = await harness.service.startRun(scenario, starter);
+      expect(await started.settled).toBe("WAITING_FOR_APPROVAL");
+      const pending = (await harness.service.getReport(started.runId))?.pending;
+      if (!pending) throw new Error("the run should wait");
+
+      const refused = await refusal(
+        harness.service.decide(started.runId, { ...approve(pending, starter.name), actorId: starter.id }),
+        SelfApprovalError,
+        "forbidden",
+      );
+      expect(refused.pending).toEqual(pending);
+      expect(refused.message).toMatch(/requires someone else to approve/);
+      await expectStillWaiting(started.runId, pending);
+      expect(await approvalRows(started.runId)).toEqual([]);
+
+      expect(
+        await harness.service.decide(started.runId, { ...approve(pending, "Ada"), actorId: "user-other" }),
+      ).toEqual({ outcome: "executed", status: "COMPLETED" });
+      expect(await approvalRows(started.runId)).toMatchObject([{ actor: "Ada", actorId: "user-other" }]);
+
+      const second = await harness.service.startRun(scenario, starter);
+      await second.settled;
+      const secondPending = (await harness.service.getReport(second.runId))?.pending;
+      expect(
+        await harness.service.decide(second.runId, {
+          approve: false,
+          turnDigest: secondPending?.turnDigest,
+          actor: starter.name,
+          actorId: starter.id,
+          reason: "not needed",
+        }),
+      ).toMatchObject({ outcome: "denied" });
     });
   });
 

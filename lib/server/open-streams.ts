@@ -1,12 +1,20 @@
 import "server-only";
 import type { SseChannel } from "@/lib/http/sse";
 
-// On globalThis: every route bundle of this process must see the same set.
-const globalForStreams = globalThis as typeof globalThis & { toolPlaygroundStreams?: Set<SseChannel> };
+// On globalThis: every route and action bundle of this process must see the same sets.
+const globalForStreams = globalThis as typeof globalThis & {
+  toolPlaygroundStreams?: Set<SseChannel>;
+  toolPlaygroundSessionStreams?: Map<string, Set<SseChannel>>;
+};
 
 function openStreams(): Set<SseChannel> {
   globalForStreams.toolPlaygroundStreams ??= new Set();
   return globalForStreams.toolPlaygroundStreams;
+}
+
+function streamsBySession(): Map<string, Set<SseChannel>> {
+  globalForStreams.toolPlaygroundSessionStreams ??= new Map();
+  return globalForStreams.toolPlaygroundSessionStreams;
 }
 
 /** Tracks an open run event stream; returns the function that forgets it. */
@@ -24,4 +32,24 @@ export function dropOpenStreams(): number {
   const streams = [...openStreams()];
   for (const channel of streams) channel.close();
   return streams.length;
+}
+
+/** Remembers which session opened a stream, so signing out can close it; returns the function that forgets it. */
+export function registerSessionStream(sessionId: string, channel: SseChannel): () => void {
+  const sessions = streamsBySession();
+  let channels = sessions.get(sessionId);
+  if (!channels) {
+    channels = new Set();
+    sessions.set(sessionId, channels);
+  }
+  channels.add(channel);
+  return () => {
+    channels.delete(channel);
+    if (channels.size === 0) sessions.delete(sessionId);
+  };
+}
+
+/** Closes every stream this instance holds open for a session that just ended. */
+export function closeStreamsOfSession(sessionId: string): void {
+  for (const channel of streamsBySession().get(sessionId) ?? []) channel.close();
 }

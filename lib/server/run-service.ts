@@ -44,6 +44,14 @@ export interface RunServiceOptions {
   log?(message: string, detail?: Record<string, unknown>): void;
   /** The operator's model endpoints; by default read from this process's environment. */
   modelEndpoints?: ModelEndpoints;
+  /** Separation of duties for every run; by default PLAYGROUND_REQUIRE_DISTINCT_APPROVER=1. */
+  requireDistinctApprover?: boolean;
+}
+
+/** Who starts a run, when a person does (the CLI runs headless, as nobody). */
+export interface RunStarter {
+  id: string;
+  name: string;
 }
 
 export interface StartedRun {
@@ -104,6 +112,8 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
     createEnvironment,
     createClaimToken: () => randomUUID(),
     leaseMs: LEASE_MS,
+    requireDistinctApprover:
+      options.requireDistinctApprover ?? process.env.PLAYGROUND_REQUIRE_DISTINCT_APPROVER === "1",
     log: options.log,
     abortInProcess: (runId) => stepControllers.get(runId)?.abort(),
   };
@@ -118,7 +128,7 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
     return { files, limits };
   }
 
-  async function startRun(scenario: Scenario): Promise<StartedRun> {
+  async function startRun(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
     checkScenarioModel(scenario, modelEndpoints);
     await listeningForCancels;
     const { files, limits } = prepare(scenario);
@@ -133,9 +143,11 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
         limits,
         claimToken,
         leaseExpiresAt: new Date(Date.now() + LEASE_MS),
+        startedById: startedBy?.id ?? null,
+        startedByName: startedBy?.name ?? null,
       });
       if (files.length > 0) await tx.insert(workspaceFiles).values(files.map((file) => ({ runId, ...file })));
-      await appendEvent(tx, runId, "run_started", { name: scenario.name, limits });
+      await appendEvent(tx, runId, "run_started", { name: scenario.name, limits, startedBy });
     });
     const transcript: TranscriptEntry[] =
       scenario.model.kind === "openai-compatible" ? [{ role: "user", text: scenario.model.prompt }] : [];

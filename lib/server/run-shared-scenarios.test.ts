@@ -146,8 +146,10 @@ describe(`shared scenarios through the CLI code path on ${testDriverName}`, () =
         turnDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
         approve: true,
         actor: "operator",
+        actorId: null,
         reason: "expected change",
         outcome: "executed",
+        decidedAt: expect.any(String),
       },
     ]);
     expectConsistentSeqs(report);

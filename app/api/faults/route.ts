@@ -5,13 +5,13 @@ import { FAULT_INJECTION_OFF } from "@/lib/server/fault-injection";
 import { getRunServiceContext } from "@/lib/server/get-run-service";
 
 /** What is armed. Exists only with PLAYGROUND_FAULTS=1. */
-export const GET = handleRoute(async () => {
+export const GET = handleRoute({ role: "admin" }, async () => {
   const { faults } = await getRunServiceContext();
   return faults ? Response.json(faults.armed()) : notFoundResponse(FAULT_INJECTION_OFF);
 });
 
 /** Makes the next N approval or step records fail to store; `failNext: 0` clears it. */
-export const POST = handleRoute(async (request: Request) => {
+export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
   const { faults } = await getRunServiceContext();
   if (!faults) return notFoundResponse(FAULT_INJECTION_OFF);
   const { target, failNext } = await readBody(request, faultRequestSchema);

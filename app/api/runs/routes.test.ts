@@ -2,12 +2,15 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DatabaseHandle } from "@/db/client";
 import { runs } from "@/db/schema";
+import type { Role } from "@/lib/server/auth/roles";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
 
 // The routes use the process-wide database: hand them a fresh test database.
 let handle: DatabaseHandle;
 let uninstall = async () => {};
+let accounts: Record<Role, TestAccount>;
 let routes: {
   runs: typeof import("./route");
   run: typeof import("./[id]/route");
@@ -20,6 +23,7 @@ let routes: {
 beforeAll(async () => {
   vi.stubEnv("PLAYGROUND_FAULTS", "1");
   ({ handle, uninstall } = await installProcessTestDatabase());
+  accounts = await createTestAccounts();
   routes = {
     runs: await import("./route"),
     run: await import("./[id]/route"),
@@ -37,9 +41,10 @@ afterAll(async () => {
 const post = (body: unknown) =>
   new Request("http://test/api", {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...accounts.admin.headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
+const get = () => new Request("http://test", { headers: accounts.admin.headers });
 const params = (id: string) => ({ params: Promise.resolve({ id }) });
 
 const gatedWrite = gatedWriteScenario("gated write over HTTP");
@@ -49,7 +54,7 @@ async function startWaitingRun(): Promise<{ runId: string; turnDigest: string }>
   expect(response.status).toBe(201);
   const { runId } = await response.json();
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const report = await (await routes.run.GET(new Request("http://test"), params(runId))).json();
+    const report = await (await routes.run.GET(get(), params(runId))).json();
     if (report.status === "WAITING_FOR_APPROVAL") return { runId, turnDigest: report.pending.turnDigest };
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -73,7 +78,7 @@ describe("HTTP API error mapping (SPEC §5)", () => {
 
   it("GET an unknown or malformed run id answers 404 not_found", async () => {
     for (const id of ["00000000-0000-4000-8000-000000000000", "not-a-uuid"]) {
-      const response = await routes.run.GET(new Request("http://test"), params(id));
+      const response = await routes.run.GET(get(), params(id));
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({
         error: { code: "not_found", message: expect.any(String) },
@@ -90,7 +95,7 @@ describe("HTTP API error mapping (SPEC §5)", () => {
     expect(invalid.status).toBe(400);
     expect((await invalid.json()).error.message).toMatch(/approve.*actor|actor.*approve/s);
 
-    const stale = await decide({ approve: true, turnDigest: "0".repeat(64), actor: "alice" });
+    const stale = await decide({ approve: true, turnDigest: "0".repeat(64) });
     expect(stale.status).toBe(409);
     const staleBody = await stale.json();
     expect(staleBody.error.code).toBe("stale_turn");
@@ -102,29 +107,29 @@ describe("HTTP API error mapping (SPEC §5)", () => {
       ],
     });
 
-    const missing = await decide({ approve: false, actor: "alice" });
+    const missing = await decide({ approve: false });
     expect(missing.status).toBe(409);
     expect((await missing.json()).error.code).toBe("stale_turn");
 
     await routes.faults.POST(post({ target: "approvals", failNext: 1 }));
-    const unaudited = await decide({ approve: true, turnDigest, actor: "alice" });
+    const unaudited = await decide({ approve: true, turnDigest });
     expect(unaudited.status).toBe(503);
     const unauditedBody = await unaudited.json();
     expect(unauditedBody.error.code).toBe("not_auditable");
     expect(unauditedBody.pending.turnDigest).toBe(turnDigest);
-    expect(await (await routes.faults.GET(new Request("http://test"))).json()).toEqual({
+    expect(await (await routes.faults.GET(get())).json()).toEqual({
       approvals: 0,
       steps: 0,
     });
-    const stillWaiting = await (await routes.report.GET(new Request("http://test"), params(runId))).json();
+    const stillWaiting = await (await routes.report.GET(get(), params(runId))).json();
     expect(stillWaiting.status).toBe("WAITING_FOR_APPROVAL");
     expect(stillWaiting.steps[0].calls[0]).toMatchObject({ status: "pending", startSeq: null });
 
-    const approved = await decide({ approve: true, turnDigest, actor: "alice", reason: "fine" });
+    const approved = await decide({ approve: true, turnDigest, reason: "fine" });
     expect(approved.status).toBe(200);
     expect(await approved.json()).toEqual({ outcome: "executed", status: "COMPLETED" });
 
-    const again = await decide({ approve: true, turnDigest, actor: "alice" });
+    const again = await decide({ approve: true, turnDigest });
     expect(again.status).toBe(409);
     expect(await again.json()).toEqual({
       error: { code: "not_waiting", message: expect.stringContaining("COMPLETED") },
@@ -142,10 +147,7 @@ describe("HTTP API error mapping (SPEC §5)", () => {
       .update(runs)
       .set({ state: { schemaVersion: 99 } })
       .where(eq(runs.id, runId));
-    const response = await routes.decision.POST(
-      post({ approve: true, turnDigest, actor: "alice" }),
-      params(runId),
-    );
+    const response = await routes.decision.POST(post({ approve: true, turnDigest }), params(runId));
     expect(response.status).toBe(422);
     expect((await response.json()).error.code).toBe("unreadable_state");
     const [row] = await handle.db.select().from(runs).where(eq(runs.id, runId));

@@ -41,7 +41,7 @@ export async function claimWaitingRun(
   const run = await store.claimWaitingRun(runId, claimToken, dependencies.leaseMs);
   if (!run) {
     const now = await store.getRun(runId);
-    throw new NotWaitingError(runId, now?.status ?? "gone", now ? readPending(now) : null);
+    throw new NotWaitingError(runId, now?.status ?? "gone", now ? readPendingTurn(now) : null);
   }
   try {
     return { run, claimToken, state: decodeSuspendedState(runId, run.state) };
@@ -85,7 +85,7 @@ export function resumeClaimedRun(claim: ClaimedRun, barrierAction: BarrierAction
 }
 
 /** The pending turn of a run that is waiting now, for refusals that re-signal it. */
-function readPending(run: RunRecord): PendingTurn | null {
+export function readPendingTurn(run: RunRecord): PendingTurn | null {
   if (run.status !== "WAITING_FOR_APPROVAL") return null;
   try {
     return decodeSuspendedState(run.id, run.state).pending;

@@ -8,6 +8,7 @@ import {
   type ClaimedRun,
   claimWaitingRun,
   holdingClaim,
+  readPendingTurn,
   requireRun,
   resumeClaimedRun,
 } from "./claim-waiting-run";
@@ -16,6 +17,7 @@ import {
   type DecisionRefusedError,
   NotAuditableError,
   NotWaitingError,
+  SelfApprovalError,
   StaleApprovalTurnError,
 } from "./decision-errors";
 
@@ -23,7 +25,9 @@ import {
 export interface Decision {
   approve: boolean;
   turnDigest?: string | null;
+  /** Who decides, by name (the audit shows it), and by user id when the host authenticated one. */
   actor: string;
+  actorId?: string | null;
   reason?: string | null;
 }
 
@@ -77,13 +81,17 @@ export async function startDecision(
   const { store } = dependencies;
   const waiting = await requireRun(store, runId);
   await refuseUnmatchableDigest(waiting, decision);
+  refuseSelfApproval(waiting, decision, dependencies);
   const claim = await claimWaitingRun(waiting, dependencies);
   const { environment, outcome, reason } = await holdingClaim(store, runId, () =>
     applyDecision(decision, claim, dependencies),
   );
   const settled = runSteps(
     environment,
-    resumeClaimedRun(claim, decision.approve ? { kind: "approve" } : { kind: "deny", reason }),
+    resumeClaimedRun(
+      claim,
+      decision.approve ? { kind: "approve" } : { kind: "deny", reason, actor: decision.actor },
+    ),
   );
   return { outcome, settled };
 }
@@ -106,6 +114,24 @@ async function refuseUnmatchableDigest(waiting: RunRecord, decision: Decision): 
   const received = typeof decision.turnDigest === "string" ? decision.turnDigest : null;
   if (!digestsEqual(received, expected)) {
     throw new StaleApprovalTurnError(waiting.id, { ...pending, turnDigest: expected }, received);
+  }
+}
+
+/**
+ * Separation of duties: when the host requires it for every run, or the
+ * run's scenario does (`policy.requireDistinctApprover`), the person who
+ * started a run may not approve its gated calls. They may still deny or
+ * cancel. Checked before the claim: nothing is held for a refused approval.
+ */
+function refuseSelfApproval(
+  waiting: RunRecord,
+  decision: Decision,
+  dependencies: CoordinatorDependencies,
+): void {
+  if (!decision.approve || !decision.actorId || decision.actorId !== waiting.startedById) return;
+  const policy = (waiting.scenario as { policy?: { requireDistinctApprover?: unknown } } | null)?.policy;
+  if (dependencies.requireDistinctApprover || policy?.requireDistinctApprover === true) {
+    throw new SelfApprovalError(waiting.id, readPendingTurn(waiting));
   }
 }
 
@@ -132,6 +158,7 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
     turnDigest: expected,
     approve: decision.approve,
     actor: decision.actor,
+    actorId: decision.actorId ?? null,
     reason,
   });
   const environment = dependencies.createEnvironment(claimed, claimToken);
@@ -151,6 +178,7 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
     turnDigest: expected,
     approve: decision.approve,
     actor: decision.actor,
+    actorId: decision.actorId ?? null,
     reason,
     audited,
     outcome,

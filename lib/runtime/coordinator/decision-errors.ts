@@ -62,6 +62,20 @@ export class NotAuditableError extends DecisionRefusedError {
   }
 }
 
+/** Separation of duties: the person who started the run may not approve its gated calls. */
+export class SelfApprovalError extends DecisionRefusedError {
+  static override readonly brand: string = "SelfApprovalError";
+  declare readonly code: "forbidden";
+  constructor(runId: string, pending: PendingTurn | null) {
+    super(
+      "forbidden",
+      runId,
+      `You started run ${runId}, and its policy requires someone else to approve it. You can still deny it or cancel it.`,
+      pending,
+    );
+  }
+}
+
 export class RunNotFoundError extends DecisionRefusedError {
   static override readonly brand: string = "RunNotFoundError";
   declare readonly code: "not_found";

@@ -13,7 +13,7 @@ import { computeStepMetrics } from "./step-metrics";
 /** What a worker that claimed a waiting run does with the barrier it waits at. */
 export type BarrierAction =
   | { kind: "approve" }
-  | { kind: "deny"; reason: string | null }
+  | { kind: "deny"; reason: string | null; actor: string }
   | { kind: "cancel"; scope: "turn" | "run" };
 
 /** Where a worker picks a run up: a fresh run, or a step part-way through. */
@@ -284,7 +284,7 @@ async function resolveBarrier(
     );
   }
   if (action.kind === "deny") {
-    const message = `the operator denied ${barrier.name}${action.reason ? `: ${action.reason}` : ""}`;
+    const message = `${action.actor} denied ${barrier.name}${action.reason ? `: ${action.reason}` : ""}`;
     return invalidateRemaining(
       environment,
       progress,

@@ -11,6 +11,8 @@ export interface RunRecord {
   limits: Limits;
   modelCalls: number;
   state: unknown;
+  /** The user who started the run, when the host knows one. */
+  startedById: string | null;
 }
 
 export interface NewStep {
@@ -26,7 +28,9 @@ export interface ApprovalRecord {
   runId: string;
   turnDigest: string;
   approve: boolean;
+  /** Who decided, by name, and by user id when the host knows one (null in headless runs). */
   actor: string;
+  actorId: string | null;
   reason: string | null;
 }
 

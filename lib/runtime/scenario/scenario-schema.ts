@@ -107,6 +107,8 @@ export const scenarioSchema = z
       }),
     model: scenarioModelSchema,
     decisions: z.array(scenarioDecisionSchema).default([]),
+    /** `requireDistinctApprover`: whoever started the run may not approve its gated calls. */
+    policy: z.object({ requireDistinctApprover: z.boolean().optional() }).strict().optional(),
   })
   .strict()
   // What the runtime will refuse at start must be refused here, with a path:

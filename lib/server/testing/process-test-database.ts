@@ -4,12 +4,14 @@ import { openTestDatabase } from "@/db/testing/test-database";
 type ProcessGlobals = typeof globalThis & {
   toolPlaygroundDatabase?: Promise<DatabaseHandle>;
   toolPlaygroundService?: unknown;
+  toolPlaygroundAuth?: unknown;
 };
 
 /**
  * Gives the process-wide database (the one routes and server actions use) a
  * fresh test database, before any of them is imported. Returns the clean-up,
- * which forgets the database and the run service built on it, then closes it.
+ * which forgets the database and the run service and auth built on it, then
+ * closes it.
  */
 export async function installProcessTestDatabase(): Promise<{
   handle: DatabaseHandle;
@@ -24,6 +26,7 @@ export async function installProcessTestDatabase(): Promise<{
     async uninstall() {
       delete globals.toolPlaygroundDatabase;
       delete globals.toolPlaygroundService;
+      delete globals.toolPlaygroundAuth;
       await handle.close();
     },
   };

@@ -4,7 +4,7 @@ import { FAULT_INJECTION_OFF, isFaultInjectionEnabled } from "@/lib/server/fault
 import { dropOpenStreams } from "@/lib/server/open-streams";
 
 /** Ends every open run event stream of this instance, so browsers must resume. Only with PLAYGROUND_FAULTS=1. */
-export const POST = handleRoute(async () => {
+export const POST = handleRoute({ role: "admin" }, async () => {
   if (!isFaultInjectionEnabled()) return notFoundResponse(FAULT_INJECTION_OFF);
   return Response.json({ dropped: dropOpenStreams() });
 });

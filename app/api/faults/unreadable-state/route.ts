@@ -8,7 +8,7 @@ import {
 } from "@/lib/server/fault-injection";
 
 /** Corrupts a waiting run's saved state, so `unreadable_state` (422) can be seen. Only with PLAYGROUND_FAULTS=1. */
-export const POST = handleRoute(async (request: Request) => {
+export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
   if (!isFaultInjectionEnabled()) return notFoundResponse(FAULT_INJECTION_OFF);
   const { runId } = await readBody(request, unreadableStateRequestSchema);
   if (!(await makeWaitingStateUnreadable(runId))) return notFoundResponse(`No waiting run ${runId}.`);

@@ -4,7 +4,7 @@ import { RunNotFoundError } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/get-run-service";
 
 /** The run with its steps, calls, and pending turn and digest when it waits. */
-export const GET = handleRoute(async (_request: Request, context: RunRouteContext) => {
+export const GET = handleRoute({ role: "viewer" }, async (_request: Request, context: RunRouteContext) => {
   const runId = await readRunId(context);
   const report = await (await getRunService()).getReport(runId);
   if (!report) throw new RunNotFoundError(runId);

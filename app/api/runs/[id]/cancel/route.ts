@@ -4,7 +4,7 @@ import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { getRunService } from "@/lib/server/get-run-service";
 
 /** Cancels the run's current turn or the whole run (SPEC §4). */
-export const POST = handleRoute(async (request: Request, context: RunRouteContext) => {
+export const POST = handleRoute({ role: "operator" }, async (request: Request, context: RunRouteContext) => {
   const runId = await readRunId(context);
   const { scope } = await readBody(request, cancelRequestSchema);
   return Response.json(await (await getRunService()).cancel(runId, scope));

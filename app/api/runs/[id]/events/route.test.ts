@@ -4,15 +4,18 @@ import type { RunService } from "@/lib/server/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
 
 // The routes use the process-wide database: hand them a fresh test database.
 let uninstall = async () => {};
+let viewer: TestAccount;
 let service: RunService;
 let events: typeof import("./route");
 let inbox: typeof import("../../../inbox/events/route");
 
 beforeAll(async () => {
   ({ uninstall } = await installProcessTestDatabase());
+  ({ viewer } = await createTestAccounts(["viewer"]));
   events = await import("./route");
   inbox = await import("../../../inbox/events/route");
   service = await (await import("@/lib/server/get-run-service")).getRunService();
@@ -77,7 +80,10 @@ const streamRequest = (
   new Request(
     `http://test/api/runs/${runId}/events${init.after === undefined ? "" : `?after=${init.after}`}`,
     {
-      headers: init.lastEventId === undefined ? {} : { "last-event-id": init.lastEventId },
+      headers: {
+        ...viewer.headers,
+        ...(init.lastEventId === undefined ? {} : { "last-event-id": init.lastEventId }),
+      },
       signal: init.signal,
     },
   );
@@ -186,7 +192,9 @@ describe("GET /api/inbox/events", () => {
   it("sends the waiting runs on connect, then a new snapshot when one starts or stops waiting", async () => {
     const abort = new AbortController();
     const stream = openReader(
-      await inbox.GET(new Request("http://test/api/inbox/events", { signal: abort.signal })),
+      await inbox.GET(
+        new Request("http://test/api/inbox/events", { signal: abort.signal, headers: viewer.headers }),
+      ),
     );
     const first = await stream.next();
     expect(first?.event).toBe("inbox");

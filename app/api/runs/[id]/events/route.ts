@@ -3,15 +3,26 @@ import { readResumeSeq } from "@/lib/http/read-resume-seq";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { openSseResponse } from "@/lib/http/sse";
 import { RunNotFoundError } from "@/lib/runtime";
+import { closeWhenUnauthorized } from "@/lib/server/auth/stream-authorization";
 import { getRunService } from "@/lib/server/get-run-service";
 import { pipeRunEvents } from "@/lib/server/run-event-stream";
 
 /** The run's events as server-sent events: replay after `Last-Event-ID` (or `?after=`), then live (SPEC §7). */
-export const GET = handleRoute(async (request: Request, context: RunRouteContext) => {
-  const runId = await readRunId(context);
-  const resume = readResumeSeq(request);
-  if (!resume.ok) return resume.response;
-  const service = await getRunService();
-  if (!(await service.store.getRun(runId))) throw new RunNotFoundError(runId);
-  return openSseResponse(request.signal, (channel) => pipeRunEvents(service, runId, resume.seq, channel));
-});
+export const GET = handleRoute(
+  { role: "viewer" },
+  async (request: Request, context: RunRouteContext, identity) => {
+    const runId = await readRunId(context);
+    const resume = readResumeSeq(request);
+    if (!resume.ok) return resume.response;
+    const service = await getRunService();
+    if (!(await service.store.getRun(runId))) throw new RunNotFoundError(runId);
+    return openSseResponse(request.signal, async (channel) => {
+      const stopWatching = closeWhenUnauthorized(channel, request, identity, "viewer");
+      const stopPiping = await pipeRunEvents(service, runId, resume.seq, channel);
+      return () => {
+        stopWatching();
+        stopPiping();
+      };
+    });
+  },
+);

@@ -4,7 +4,7 @@ import { RunNotFoundError } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/get-run-service";
 
 /** What the live run page shows, folded from every stored event; the page's stream continues after `lastSeq`. */
-export const GET = handleRoute(async (_request: Request, context: RunRouteContext) => {
+export const GET = handleRoute({ role: "viewer" }, async (_request: Request, context: RunRouteContext) => {
   const runId = await readRunId(context);
   const view = await (await getRunService()).loadView(runId);
   if (!view) throw new RunNotFoundError(runId);

@@ -1,0 +1,66 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { getDatabase } from "@/db/client";
+import { runAction } from "@/lib/http/run-action";
+import { createToken, createUser, revokeToken } from "@/lib/server/auth/accounts";
+import { getAuth } from "@/lib/server/auth/auth";
+import { ROLES } from "@/lib/server/auth/roles";
+
+const roleSchema = z.enum(ROLES);
+
+const addUserSchema = z
+  .object({
+    email: z.email("enter an email address"),
+    name: z.string().trim().min(1, "name the person").max(100),
+    role: roleSchema,
+    password: z.string().min(8, "use at least 8 characters").max(200),
+  })
+  .strict();
+
+const createTokenSchema = z
+  .object({ email: z.email(), name: z.string().trim().min(1).max(64), role: roleSchema })
+  .strict();
+
+const revokeTokenSchema = z.object({ name: z.string().min(1).max(64) }).strict();
+
+/** Runs an account change; whatever happened, the admin page shows the lists as they now are. */
+async function accountWork<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } finally {
+    revalidatePath("/admin");
+  }
+}
+
+export async function addUserAction(input: z.infer<typeof addUserSchema>) {
+  return runAction(
+    addUserSchema,
+    input,
+    async (user) => accountWork(async () => createUser(await getAuth(), user)),
+    { role: "admin" },
+  );
+}
+
+/** Creates a token for a user, with a role no higher than the admin's own; returns it this once. */
+export async function createTokenAction(input: z.infer<typeof createTokenSchema>) {
+  return runAction(
+    createTokenSchema,
+    input,
+    async (token, identity) =>
+      accountWork(async () =>
+        createToken(await getAuth(), (await getDatabase()).db, { ...token, creatorRole: identity.role }),
+      ),
+    { role: "admin" },
+  );
+}
+
+export async function revokeTokenAction(input: z.infer<typeof revokeTokenSchema>) {
+  return runAction(
+    revokeTokenSchema,
+    input,
+    async ({ name }) => accountWork(async () => revokeToken((await getDatabase()).db, name)),
+    { role: "admin" },
+  );
+}

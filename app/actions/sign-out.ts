@@ -1,0 +1,16 @@
+"use server";
+
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { getAuth } from "@/lib/server/auth/auth";
+import { closeStreamsOfSession } from "@/lib/server/open-streams";
+
+/** Ends the session (its cookie is cleared), closes its open streams, and goes to sign-in. */
+export async function signOutAction() {
+  const requestHeaders = await headers();
+  const auth = await getAuth();
+  const found = await auth.api.getSession({ headers: requestHeaders });
+  await auth.api.signOut({ headers: requestHeaders });
+  if (found) closeStreamsOfSession(found.session.id);
+  redirect("/sign-in");
+}

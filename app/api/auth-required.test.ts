@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { getDatabase } from "@/db/client";
+import { revokeToken } from "@/lib/server/auth/accounts";
+import type { Role } from "@/lib/server/auth/roles";
+import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+
+// Who may call what, through the real route handlers: nobody unnamed, and nobody above their role.
+let uninstall = async () => {};
+let accounts: Record<Role, TestAccount>;
+type Handler = (request: Request, context?: { params: Promise<{ id: string }> }) => Promise<Response>;
+let routes: Array<{ name: string; method: "GET" | "POST"; handler: Handler; role: Role; body?: unknown }>;
+const RUN_ID = "00000000-0000-4000-8000-000000000000";
+const context = (id = RUN_ID) => ({ params: Promise.resolve({ id }) });
+
+beforeAll(async () => {
+  vi.stubEnv("PLAYGROUND_FAULTS", "1");
+  ({ uninstall } = await installProcessTestDatabase());
+  accounts = await createTestAccounts();
+  const runs = await import("./runs/route");
+  const run = await import("./runs/[id]/route");
+  routes = [
+    {
+      name: "POST /api/runs",
+      method: "POST",
+      handler: runs.POST,
+      role: "operator",
+      body: gatedWriteScenario("x"),
+    },
+    { name: "GET /api/runs/[id]", method: "GET", handler: run.GET, role: "viewer" },
+    {
+      name: "GET /api/runs/[id]/report",
+      method: "GET",
+      handler: (await import("./runs/[id]/report/route")).GET,
+      role: "viewer",
+    },
+    {
+      name: "GET /api/runs/[id]/view",
+      method: "GET",
+      handler: (await import("./runs/[id]/view/route")).GET,
+      role: "viewer",
+    },
+    {
+      name: "GET /api/runs/[id]/events",
+      method: "GET",
+      handler: (await import("./runs/[id]/events/route")).GET,
+      role: "viewer",
+    },
+    {
+      name: "POST /api/runs/[id]/decision",
+      method: "POST",
+      handler: (await import("./runs/[id]/decision/route")).POST,
+      role: "approver",
+      body: { approve: false },
+    },
+    {
+      name: "POST /api/runs/[id]/cancel",
+      method: "POST",
+      handler: (await import("./runs/[id]/cancel/route")).POST,
+      role: "operator",
+      body: { scope: "run" },
+    },
+    { name: "GET /api/inbox", method: "GET", handler: (await import("./inbox/route")).GET, role: "viewer" },
+    {
+      name: "GET /api/inbox/events",
+      method: "GET",
+      handler: (await import("./inbox/events/route")).GET,
+      role: "viewer",
+    },
+    { name: "GET /api/faults", method: "GET", handler: (await import("./faults/route")).GET, role: "admin" },
+    {
+      name: "POST /api/faults",
+      method: "POST",
+      handler: (await import("./faults/route")).POST,
+      role: "admin",
+      body: { target: "steps", failNext: 0 },
+    },
+    {
+      name: "POST /api/faults/streams",
+      method: "POST",
+      handler: (await import("./faults/streams/route")).POST,
+      role: "admin",
+      body: {},
+    },
+    {
+      name: "POST /api/faults/unreadable-state",
+      method: "POST",
+      handler: (await import("./faults/unreadable-state/route")).POST,
+      role: "admin",
+      body: { runId: RUN_ID },
+    },
+  ];
+});
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await uninstall();
+});
+
+function request(method: "GET" | "POST", headers: Record<string, string>, body?: unknown) {
+  return new Request("http://test/api", {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+describe("every API route requires an identity holding its role", () => {
+  it("answers 401 unauthenticated without credentials, or with a token that is not one", async () => {
+    for (const route of routes) {
+      const attempts: Array<Record<string, string>> = [
+        {},
+        { authorization: "Bearer tp_not-a-real-token" },
+        { authorization: "Basic abc" },
+      ];
+      for (const headers of attempts) {
+        const response = await route.handler(request(route.method, headers, route.body), context());
+        expect(response.status, route.name).toBe(401);
+        expect(await response.json()).toMatchObject({ error: { code: "unauthenticated" }, pending: null });
+      }
+    }
+  });
+
+  it("answers 403 forbidden, naming the role needed, to a role below the route's", async () => {
+    for (const route of routes.filter((candidate) => candidate.role !== "viewer")) {
+      const response = await route.handler(
+        request(route.method, accounts.viewer.headers, route.body),
+        context(),
+      );
+      expect(response.status, route.name).toBe(403);
+      const body = await response.json();
+      expect(body.error.code).toBe("forbidden");
+      expect(body.error.message).toContain(`needs the ${route.role} role`);
+    }
+  });
+
+  it("lets a token act only while it exists: a revoked token is refused at once", async () => {
+    const { viewer } = await createTestAccounts(["viewer"]);
+    const inbox = routes.find((route) => route.name === "GET /api/inbox");
+    if (!inbox) throw new Error("no inbox route");
+    expect((await inbox.handler(request("GET", viewer.headers))).status).toBe(200);
+    const { listTokens } = await import("@/lib/server/auth/accounts");
+    const { db } = await getDatabase();
+    const token = (await listTokens(db)).find((candidate) => candidate.ownerEmail === viewer.email);
+    if (!token) throw new Error("the token is not listed");
+    await revokeToken(db, token.name);
+    expect((await inbox.handler(request("GET", viewer.headers))).status).toBe(401);
+  });
+
+  it("never sends a token back, in any response", async () => {
+    const runs = routes[0];
+    if (!runs) throw new Error("no route");
+    const started = await runs.handler(
+      request("POST", accounts.operator.headers, gatedWriteScenario("no echo")),
+    );
+    const { runId } = await started.json();
+    for (const route of routes.filter(
+      (candidate) => candidate.method === "GET" && !candidate.name.endsWith("events"),
+    )) {
+      const response = await route.handler(request("GET", accounts.admin.headers), context(runId));
+      const text = await response.text();
+      for (const account of Object.values(accounts)) expect(text, route.name).not.toContain(account.token);
+    }
+  });
+});

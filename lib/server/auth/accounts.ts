@@ -1,0 +1,187 @@
+import "server-only";
+import { asc, count, desc, eq } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { apikey, user } from "@/db/schema";
+import { RuntimeError } from "@/lib/runtime";
+import type { Auth } from "./auth";
+import { hasRole, isRole, type Role } from "./roles";
+
+/** A person who can sign in, as the admin pages and the CLI list them. */
+export interface UserSummary {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  createdAt: string;
+}
+
+/** An API token as it is listed: never its secret, which is shown once when created. */
+export interface TokenSummary {
+  id: string;
+  name: string;
+  ownerEmail: string;
+  role: Role;
+  start: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+/**
+ * Account management refused for a reason a person can act on (a taken name,
+ * a role too high). A runtime error, so the error table maps it by brand.
+ */
+export class AccountError extends RuntimeError {
+  static override readonly brand: string = "AccountError";
+  declare readonly code: "invalid_request" | "forbidden" | "not_found";
+  constructor(code: "invalid_request" | "forbidden" | "not_found", message: string) {
+    super(code, message);
+  }
+}
+
+export async function countUsers(db: Db): Promise<number> {
+  const [row] = await db.select({ total: count() }).from(user);
+  return row?.total ?? 0;
+}
+
+export async function listUsers(db: Db): Promise<UserSummary[]> {
+  const rows = await db.select().from(user).orderBy(asc(user.createdAt));
+  return rows.map((row) => ({
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: isRole(row.role) ? row.role : "viewer",
+    createdAt: row.createdAt.toISOString(),
+  }));
+}
+
+/** Creates a person who can sign in with this password (better-auth hashes it). */
+export async function createUser(
+  auth: Auth,
+  input: { email: string; name: string; password: string; role: Role },
+): Promise<UserSummary> {
+  try {
+    const { user: created } = await auth.api.createUser({
+      // The admin plugin's types know only its default roles; it stores any role name as given.
+      body: { email: input.email, name: input.name, password: input.password, role: input.role as "admin" },
+    });
+    return {
+      id: created.id,
+      email: created.email,
+      name: created.name,
+      role: input.role,
+      createdAt: new Date(created.createdAt).toISOString(),
+    };
+  } catch (error) {
+    const message = (error as { body?: { message?: string } }).body?.message;
+    throw new AccountError("invalid_request", message ?? `The user ${input.email} could not be created.`);
+  }
+}
+
+/**
+ * The first administrator of a fresh database. Refused once anyone exists,
+ * so the setup page cannot be used to take over an installed app.
+ */
+export async function createFirstAdmin(
+  auth: Auth,
+  db: Db,
+  input: { email: string; name: string; password: string },
+): Promise<UserSummary> {
+  if ((await countUsers(db)) > 0) {
+    throw new AccountError("forbidden", "An administrator already exists: sign in instead.");
+  }
+  return createUser(auth, { ...input, role: "admin" });
+}
+
+/**
+ * Seeds the first administrator from PLAYGROUND_ADMIN_EMAIL and
+ * PLAYGROUND_ADMIN_PASSWORD when no user exists (demos, tests). Returns
+ * whether it created one.
+ */
+export async function seedAdminFromEnv(auth: Auth, db: Db, env = process.env): Promise<boolean> {
+  const email = env.PLAYGROUND_ADMIN_EMAIL;
+  const password = env.PLAYGROUND_ADMIN_PASSWORD;
+  if (!email || !password || (await countUsers(db)) > 0) return false;
+  await createUser(auth, { email, password, name: email.split("@")[0] ?? email, role: "admin" });
+  return true;
+}
+
+async function findUserByEmail(db: Db, email: string) {
+  const [row] = await db.select().from(user).where(eq(user.email, email.toLowerCase()));
+  if (!row) throw new AccountError("not_found", `No user ${email}.`);
+  return row;
+}
+
+/**
+ * Creates a named API token for a user, acting with `role` (never above the
+ * user's own role, nor above the role of whoever creates it). Returns the
+ * token, which is stored only as a hash: this is the one time it is seen.
+ */
+export async function createToken(
+  auth: Auth,
+  db: Db,
+  input: { email: string; name: string; role?: Role; creatorRole?: Role },
+): Promise<{ token: string; summary: TokenSummary }> {
+  if (!/^[\w .@-]{1,64}$/.test(input.name)) {
+    throw new AccountError(
+      "invalid_request",
+      "A token's name is 1-64 letters, digits, spaces, '.', '@', '_' or '-'.",
+    );
+  }
+  const owner = await findUserByEmail(db, input.email);
+  const ownerRole = isRole(owner.role) ? owner.role : "viewer";
+  const role = input.role ?? ownerRole;
+  for (const [limit, whose] of [
+    [ownerRole, "its owner's"],
+    [input.creatorRole ?? ownerRole, "your"],
+  ] as const) {
+    if (!hasRole(limit, role)) {
+      throw new AccountError(
+        "forbidden",
+        `A token's role can be at most ${whose} role (${limit}), not ${role}.`,
+      );
+    }
+  }
+  const [taken] = await db.select({ id: apikey.id }).from(apikey).where(eq(apikey.name, input.name));
+  if (taken) throw new AccountError("invalid_request", `A token named "${input.name}" already exists.`);
+  const created = await auth.api.createApiKey({
+    body: { name: input.name, userId: owner.id, metadata: { role } },
+  });
+  return {
+    token: created.key,
+    summary: {
+      id: created.id,
+      name: input.name,
+      ownerEmail: owner.email,
+      role,
+      start: created.start ?? null,
+      createdAt: new Date(created.createdAt).toISOString(),
+      lastUsedAt: null,
+    },
+  };
+}
+
+export async function listTokens(db: Db): Promise<TokenSummary[]> {
+  const rows = await db
+    .select({ token: apikey, ownerEmail: user.email })
+    .from(apikey)
+    .innerJoin(user, eq(user.id, apikey.referenceId))
+    .orderBy(desc(apikey.createdAt));
+  return rows.map(({ token, ownerEmail }) => {
+    const role = (JSON.parse(token.metadata ?? "{}") as { role?: unknown }).role;
+    return {
+      id: token.id,
+      name: token.name ?? "",
+      ownerEmail,
+      role: isRole(role) ? role : "viewer",
+      start: token.start,
+      createdAt: token.createdAt.toISOString(),
+      lastUsedAt: token.lastRequest?.toISOString() ?? null,
+    };
+  });
+}
+
+/** Revokes a token by name: it stops working at once, everywhere. */
+export async function revokeToken(db: Db, name: string): Promise<void> {
+  const deleted = await db.delete(apikey).where(eq(apikey.name, name)).returning({ id: apikey.id });
+  if (deleted.length === 0) throw new AccountError("not_found", `No token named "${name}".`);
+}

@@ -1,0 +1,89 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { apiKey } from "@better-auth/api-key";
+import { betterAuth } from "better-auth";
+import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { nextCookies } from "better-auth/next-js";
+import { admin } from "better-auth/plugins";
+import { eq } from "drizzle-orm";
+import { type Db, getDatabase } from "@/db/client";
+import { account, apikey, appSettings, session, user, verification } from "@/db/schema";
+
+/** API tokens start with this, so a leaked one is recognisable (and scannable) as ours. */
+export const TOKEN_PREFIX = "tp_";
+
+/**
+ * Sign-in, sessions and API tokens (better-auth) on the app's own database.
+ * Users are created by an admin or at first start, never by signing up.
+ * Sign-in is rate limited per address (10 attempts a minute, in each
+ * instance's memory). Passwords are hashed with scrypt; tokens are stored as
+ * SHA-256 hashes.
+ */
+export function createAuth(db: Db, secret: string) {
+  return betterAuth({
+    secret,
+    // Without BETTER_AUTH_URL the origin comes from each request, so any host and port works.
+    baseURL: process.env.BETTER_AUTH_URL,
+    database: drizzleAdapter(db, {
+      provider: "pg",
+      schema: { user, session, account, verification, apikey },
+    }),
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 8 },
+    rateLimit: {
+      enabled: true,
+      storage: "memory",
+      customRules: { "/sign-in/email": { window: 60, max: 10 } },
+    },
+    advanced: {
+      // Secure cookies need https; a deployment behind TLS says so with an https BETTER_AUTH_URL.
+      useSecureCookies: process.env.BETTER_AUTH_URL?.startsWith("https://") ?? false,
+    },
+    telemetry: { enabled: false },
+    // Warnings (a missing BETTER_AUTH_URL) would print at every CLI command; the README says when to set it.
+    logger: { level: "error" },
+    plugins: [
+      admin({ defaultRole: "viewer", adminRoles: ["admin"] }),
+      // Our own identity check verifies tokens; the key's own request limit is off (we count nothing per key).
+      apiKey({
+        defaultPrefix: TOKEN_PREFIX,
+        enableMetadata: true,
+        maximumNameLength: 64,
+        rateLimit: { enabled: false },
+      }),
+      nextCookies(), // last: writes the session cookie from server actions
+    ],
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+const globalForAuth = globalThis as typeof globalThis & { toolPlaygroundAuth?: Promise<Auth> };
+
+/** The process-wide auth on the process-wide database. */
+export function getAuth(): Promise<Auth> {
+  if (!globalForAuth.toolPlaygroundAuth) {
+    const opening = getDatabase().then(async (handle) => createAuth(handle.db, await readSecret(handle.db)));
+    opening.catch(() => {
+      if (globalForAuth.toolPlaygroundAuth === opening) globalForAuth.toolPlaygroundAuth = undefined;
+    });
+    globalForAuth.toolPlaygroundAuth = opening;
+  }
+  return globalForAuth.toolPlaygroundAuth;
+}
+
+/**
+ * The secret that signs session cookies: BETTER_AUTH_SECRET when set;
+ * otherwise one generated at first start and kept in the database, so every
+ * instance on it signs alike and a restart keeps everyone signed in.
+ */
+export async function readSecret(db: Db): Promise<string> {
+  const configured = process.env.BETTER_AUTH_SECRET;
+  if (configured) return configured;
+  await db
+    .insert(appSettings)
+    .values({ key: "auth_secret", value: randomBytes(32).toString("base64url") })
+    .onConflictDoNothing();
+  const [row] = await db.select().from(appSettings).where(eq(appSettings.key, "auth_secret"));
+  if (!row) throw new Error("the auth secret could not be stored");
+  return row.value;
+}

@@ -1,0 +1,60 @@
+import "server-only";
+import { type Auth, getAuth } from "./auth";
+import { isRole, lesserRole, type Role } from "./roles";
+
+/** Who a request comes from, as the server established it: never taken from the request body. */
+export interface Identity {
+  userId: string;
+  name: string;
+  email: string;
+  role: Role;
+  /** A signed-in browser session, or an API token (`Authorization: Bearer tp_…`). */
+  via: "session" | "token";
+  /** The session's id (null for a token): signing out closes what it opened. */
+  sessionId: string | null;
+}
+
+/**
+ * The identity of a request: an API token in `Authorization: Bearer`, else
+ * the session cookie. A token acts with the lesser of its own role and its
+ * owner's current role; a banned user, a revoked token or an expired session
+ * is no identity at all.
+ */
+export async function readIdentity(headers: Headers, auth?: Auth): Promise<Identity | null> {
+  const authority = auth ?? (await getAuth());
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "")?.[1];
+  if (bearer) return readTokenIdentity(authority, bearer);
+  const found = await authority.api.getSession({ headers });
+  if (!found || found.user.banned) return null;
+  return {
+    userId: found.user.id,
+    name: found.user.name,
+    email: found.user.email,
+    role: isRole(found.user.role) ? found.user.role : "viewer",
+    via: "session",
+    sessionId: found.session.id,
+  };
+}
+
+async function readTokenIdentity(auth: Auth, key: string): Promise<Identity | null> {
+  const verified = await auth.api.verifyApiKey({ body: { key } });
+  if (!verified.valid || !verified.key) return null;
+  const owner = (await (await auth.$context).internalAdapter.findUserById(verified.key.referenceId)) as {
+    id: string;
+    name: string;
+    email: string;
+    role?: string | null;
+    banned?: boolean | null;
+  } | null;
+  if (!owner || owner.banned) return null;
+  const ownerRole = isRole(owner.role) ? owner.role : "viewer";
+  const tokenRole = (verified.key.metadata as { role?: unknown } | null)?.role;
+  return {
+    userId: owner.id,
+    name: owner.name,
+    email: owner.email,
+    role: isRole(tokenRole) ? lesserRole(ownerRole, tokenRole) : "viewer",
+    via: "token",
+    sessionId: null,
+  };
+}

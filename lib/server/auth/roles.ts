@@ -1,0 +1,29 @@
+/**
+ * Who may do what, from least to most: a viewer sees runs and the inbox; an
+ * operator also starts and cancels runs; an approver also decides; an admin
+ * also manages users and tokens. Each role includes the ones before it.
+ */
+export const ROLES = ["viewer", "operator", "approver", "admin"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** What each role adds, for messages that say which role is needed. */
+export const ROLE_ABILITIES: Record<Role, string> = {
+  viewer: "see runs and the inbox",
+  operator: "start and cancel runs",
+  approver: "approve and deny",
+  admin: "manage users and tokens",
+};
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === "string" && (ROLES as readonly string[]).includes(value);
+}
+
+/** True when `role` includes everything `needed` may do. */
+export function hasRole(role: Role, needed: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(needed);
+}
+
+/** The lesser of two roles (a token never acts above its owner). */
+export function lesserRole(first: Role, second: Role): Role {
+  return hasRole(first, second) ? second : first;
+}

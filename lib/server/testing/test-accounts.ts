@@ -1,0 +1,45 @@
+import { getDatabase } from "@/db/client";
+import { createToken, createUser } from "../auth/accounts";
+import { getAuth } from "../auth/auth";
+import { ROLES, type Role } from "../auth/roles";
+
+export interface TestAccount {
+  userId: string;
+  name: string;
+  email: string;
+  token: string;
+  /** `Authorization: Bearer` with the account's token, for requests to routes and actions. */
+  headers: Record<string, string>;
+}
+
+/**
+ * One user and API token per role on the process-wide database (install the
+ * test database first): the identities route and action tests act as.
+ */
+export async function createTestAccounts(roles: readonly Role[] = ROLES): Promise<Record<Role, TestAccount>> {
+  const auth = await getAuth();
+  const { db } = await getDatabase();
+  const accounts: Partial<Record<Role, TestAccount>> = {};
+  for (const role of roles) {
+    const email = `${role}-${crypto.randomUUID().slice(0, 8)}@test.example`;
+    const created = await createUser(auth, {
+      email,
+      name: `${role} tester`,
+      password: "test-password-1",
+      role,
+    });
+    const { token } = await createToken(auth, db, {
+      email,
+      name: `${role} ${email.slice(role.length + 1, role.length + 9)}`,
+      role,
+    });
+    accounts[role] = {
+      userId: created.id,
+      name: created.name,
+      email,
+      token,
+      headers: { authorization: `Bearer ${token}` },
+    };
+  }
+  return accounts as Record<Role, TestAccount>;
+}
