@@ -37,3 +37,23 @@ test("the playground, a waiting run with its approval panel, and the inbox pass 
   await expect(page.getByRole("list", { name: "Waiting runs" })).toBeVisible();
   expect(await violationsOn(page)).toEqual([]);
 });
+
+test("the sign-in page and the users-and-tokens page pass axe's WCAG 2.1 AA checks", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
+  await page.goto("/admin");
+  await expect(page.getByRole("heading", { name: "Users and tokens" })).toBeVisible();
+  expect(await violationsOn(page)).toEqual([]);
+
+  const signedOut = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+  try {
+    const signInPage = await signedOut.newPage();
+    await signInPage.goto("/sign-in");
+    await expect(signInPage.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    expect(await violationsOn(signInPage)).toEqual([]);
+  } finally {
+    await signedOut.close();
+  }
+});

@@ -161,7 +161,7 @@ for (const firstRequest of ["page", "api"] as const) {
     const api = await playwrightRequest.newContext({ baseURL: server.baseURL });
     try {
       // Signing in loads neither the pages nor the API routes, so the order below is still the first.
-      await signInOverApi(api);
+      await signInOverApi(api, server.baseURL);
       if (firstRequest === "page") expect((await api.get("/")).status()).toBe(200);
       else expect((await api.get(`/api/runs/${UNKNOWN_RUN}`)).status()).toBe(404);
       await expectEveryCode(api, server, "http");

@@ -46,7 +46,7 @@ async function signedIn(browser: Browser, baseURL: string, user: { email: string
   await page.getByRole("textbox", { name: "Email" }).fill(user.email);
   await page.getByLabel("Password").fill(user.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { name: "Inbox" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Playground" })).toBeVisible();
   return { context, page };
 }
 

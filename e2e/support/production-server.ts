@@ -98,9 +98,15 @@ export function serverActionId(exportedName: string): string {
 }
 
 /** Signs a request context in through the sign-in endpoint; its cookie then goes with every request. */
-export async function signInOverApi(api: APIRequestContext, account = E2E_ADMIN): Promise<void> {
+export async function signInOverApi(
+  api: APIRequestContext,
+  origin: string,
+  account = E2E_ADMIN,
+): Promise<void> {
+  // better-auth, like a browser's own sign-in form, names the page's origin.
   const response = await api.post("/api/auth/sign-in/email", {
     data: { email: account.email, password: account.password },
+    headers: { origin },
   });
   if (!response.ok()) throw new Error(`sign-in answered ${response.status()}: ${await response.text()}`);
 }

@@ -24,6 +24,8 @@ export function createAuth(db: Db, secret: string) {
     secret,
     // Without BETTER_AUTH_URL the origin comes from each request, so any host and port works.
     baseURL: process.env.BETTER_AUTH_URL,
+    // Same-origin requests only: the host the browser addressed (127.0.0.1 or localhost, any port).
+    trustedOrigins: (request) => [process.env.BETTER_AUTH_URL, requestOrigin(request)],
     database: drizzleAdapter(db, {
       provider: "pg",
       schema: { user, session, account, verification, apikey },
@@ -56,6 +58,15 @@ export function createAuth(db: Db, secret: string) {
 }
 
 export type Auth = ReturnType<typeof createAuth>;
+
+/** The origin a request was addressed to, as the browser saw it (behind a proxy, its forwarded host). */
+function requestOrigin(request: Request | undefined): string | null {
+  const host = request?.headers.get("x-forwarded-host") ?? request?.headers.get("host");
+  if (!host) return null;
+  const protocol =
+    request?.headers.get("x-forwarded-proto") ?? new URL(request?.url ?? "http://x").protocol.slice(0, -1);
+  return `${protocol}://${host}`;
+}
 
 const globalForAuth = globalThis as typeof globalThis & { toolPlaygroundAuth?: Promise<Auth> };
 
