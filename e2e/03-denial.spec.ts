@@ -15,5 +15,9 @@ test("a denial invalidates the calls after the barrier, and the model's next ste
   await run.expectCallState(1, "list_files", 2, "invalidated");
   await expect(run.step(2)).toBeVisible();
   await expect(run.step(2).getByRole("row", { name: /^reply call 0: ok/ })).toBeVisible();
+  // The decision is credited to the person signed in (the suite's administrator), with their reason.
+  await expect(page.getByRole("list", { name: "Decisions" })).toContainText(
+    /Denied by admin .*“keep the file”/,
+  );
   await run.screenshot("denied, rest invalidated, next step", testInfo);
 });

@@ -7,6 +7,8 @@ test("cancelling the run at a barrier invalidates the pending calls and ends it 
   const run = await new PlaygroundPage(page).startPreset("write-then-read-back");
   await run.expectStatus("Waiting for approval");
 
+  // Cancelling a run cannot be undone, so the page asks first.
+  page.once("dialog", (dialog) => dialog.accept());
   await page.getByRole("button", { name: "Cancel run" }).click();
   await run.expectStatus("Cancelled");
   await expect(run.approvalPanel).toHaveCount(0);

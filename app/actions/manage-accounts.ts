@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDatabase } from "@/db/client";
 import { runAction } from "@/lib/http/run-action";
-import { createToken, createUser, revokeToken } from "@/lib/server/auth/accounts";
+import { AccountError, createToken, createUser, revokeToken } from "@/lib/server/auth/accounts";
 import { getAuth } from "@/lib/server/auth/auth";
 import { ROLES } from "@/lib/server/auth/roles";
 
@@ -31,6 +31,7 @@ async function accountWork<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } finally {
     revalidatePath("/admin");
+    revalidatePath("/account");
   }
 }
 
@@ -43,24 +44,39 @@ export async function addUserAction(input: z.infer<typeof addUserSchema>) {
   );
 }
 
-/** Creates a token for a user, with a role no higher than the admin's own; returns it this once. */
+/**
+ * Creates a token, with a role no higher than its creator's; returns it this
+ * once. Anyone signed in may create one for themself; only an admin for
+ * someone else.
+ */
 export async function createTokenAction(input: z.infer<typeof createTokenSchema>) {
   return runAction(
     createTokenSchema,
     input,
-    async (token, identity) =>
-      accountWork(async () =>
+    async (token, identity) => {
+      if (identity.role !== "admin" && token.email.toLowerCase() !== identity.email.toLowerCase()) {
+        throw new AccountError(
+          "forbidden",
+          "You can create tokens for yourself; an admin creates them for others.",
+        );
+      }
+      return accountWork(async () =>
         createToken(await getAuth(), (await getDatabase()).db, { ...token, creatorRole: identity.role }),
-      ),
-    { role: "admin" },
+      );
+    },
+    { role: "viewer" },
   );
 }
 
+/** Revokes a token: an admin any, anyone else only their own. */
 export async function revokeTokenAction(input: z.infer<typeof revokeTokenSchema>) {
   return runAction(
     revokeTokenSchema,
     input,
-    async ({ name }) => accountWork(async () => revokeToken((await getDatabase()).db, name)),
-    { role: "admin" },
+    async ({ name }, identity) =>
+      accountWork(async () =>
+        revokeToken((await getDatabase()).db, name, identity.role === "admin" ? undefined : identity.email),
+      ),
+    { role: "viewer" },
   );
 }

@@ -6,7 +6,11 @@ import type { Identity } from "@/lib/server/auth/identity";
 export function AccountMenu({ identity }: { identity: Identity }) {
   return (
     <div className="account-menu">
-      {identity.role === "admin" && <Link href="/admin">Users and tokens</Link>}
+      {identity.role === "admin" ? (
+        <Link href="/admin">Users and tokens</Link>
+      ) : (
+        <Link href="/account">Your tokens</Link>
+      )}
       <span className="account-name">
         {identity.name} <span className="tag">{identity.role}</span>
       </span>

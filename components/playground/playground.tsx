@@ -14,7 +14,7 @@ import { ScenarioEditor } from "./scenario-editor";
 const PROMPT_ID = "prompt-template";
 
 const LIMIT_FIELDS: Array<{ key: keyof Limits; label: string; min: number; max: number }> = [
-  { key: "maxParallelToolCalls", label: "Max parallel tool calls", min: 1, max: 128 },
+  { key: "maxParallelToolCalls", label: "Max parallel tool calls", min: 1, max: 1024 },
   { key: "maxBatchPayloadBytes", label: "Max batch payload (bytes)", min: 1, max: 16 * 1024 * 1024 },
   { key: "maxRepairAttempts", label: "Max repair attempts", min: 0, max: 10 },
 ];
@@ -60,6 +60,8 @@ export function Playground({
     if (text !== textOf(presetId) && !window.confirm("Replace your edits with the preset?")) return;
     setPresetId(id);
     setText(textOf(id));
+    // The address names the preset, so a reload or a shared link opens the same one.
+    window.history.replaceState(null, "", `?preset=${encodeURIComponent(id)}`);
     start.reset();
   }
 
@@ -82,7 +84,7 @@ export function Playground({
         <h1>Playground</h1>
         <label htmlFor="preset">Preset</label>
         <select id="preset" value={presetId} onChange={(event) => choosePreset(event.target.value)}>
-          {["Shared scenarios", "Planning rules (SPEC §3)"].map((group) => (
+          {["Example scenarios", "Planning rules"].map((group) => (
             <optgroup key={group} label={group}>
               {SCENARIO_PRESETS.filter((candidate) => candidate.group === group).map((candidate) => (
                 <option key={candidate.id} value={candidate.id}>

@@ -25,7 +25,10 @@ export function RunControls({ runId, isActive }: { runId: string; isActive: bool
         type="button"
         className="danger"
         disabled={!isActive || cancel.isPending}
-        onClick={() => cancel.mutate("run")}
+        onClick={() => {
+          if (window.confirm("Cancel this run? It ends for good; it cannot be resumed."))
+            cancel.mutate("run");
+        }}
       >
         Cancel run
       </button>

@@ -61,7 +61,11 @@ export function RunPage({ initialView }: { initialView: RunView }) {
       )}
       <ApprovalPanel view={view} />
       <section aria-label="Steps" className="timeline">
-        {view.steps.length === 0 && <p className="muted">Waiting for the model&rsquo;s first batch…</p>}
+        {view.steps.length === 0 && (
+          <p className="muted">
+            {isFinished ? "The run ended before any step." : "Waiting for the model\u2019s first batch…"}
+          </p>
+        )}
         {view.steps.map((step) => (
           <StepCard key={step.index} step={step} pending={view.pending} />
         ))}

@@ -18,7 +18,7 @@ import slowWavesForLiveView from "./rules/slow-waves-for-live-view.json";
 import twoGatesInOneBatch from "./two-gates-in-one-batch.json";
 import writeThenReadBack from "./write-then-read-back.json";
 
-export type ScenarioPresetGroup = "Shared scenarios" | "Planning rules (SPEC §3)";
+export type ScenarioPresetGroup = "Example scenarios" | "Planning rules";
 
 /** A scenario the UI can load with one click. */
 export interface ScenarioPreset {
@@ -37,7 +37,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     id: "fourteen-reads-cap-eight",
     title: "14 reads at a cap of 8",
     summary: "14 reads at a cap of 8 run as two waves; nothing is regenerated.",
-    group: "Shared scenarios",
+    group: "Example scenarios",
     scenario: fourteenReadsCapEight,
   },
   {
@@ -45,7 +45,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     title: "Oversized batch with a gated write",
     summary:
       "A 6-call batch at a cap of 4 that holds a gated write is sent back for repair with nothing run, and the repaired batch of 4 reads runs in one wave.",
-    group: "Shared scenarios",
+    group: "Example scenarios",
     scenario: oversizedBatchWithApproval,
   },
   {
@@ -53,7 +53,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     title: "Approved write, then read-back",
     summary:
       "The gated write waits for your approval, then the read kept behind it runs and sees the new content.",
-    group: "Shared scenarios",
+    group: "Example scenarios",
     scenario: writeThenReadBack,
   },
   {
@@ -61,7 +61,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     title: "Denied delete invalidates the rest",
     summary:
       "Denying the gated delete invalidates the listing kept behind it, and the model is told so in its next step.",
-    group: "Shared scenarios",
+    group: "Example scenarios",
     scenario: deniedWriteInvalidatesRest,
   },
   {
@@ -69,7 +69,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     title: "Two approval gates in one batch",
     summary:
       "A write and a delete in one batch each stop the run for approval in turn, and the reads after each run once it is approved.",
-    group: "Shared scenarios",
+    group: "Example scenarios",
     scenario: twoGatesInOneBatch,
   },
   {
@@ -77,7 +77,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     title: "Rule 1a: oversized pure reads run in waves",
     summary:
       "10 slow reads at a cap of 4 run as three waves of 4, 4 and 2, one after the other; nothing is regenerated.",
-    group: "Planning rules (SPEC §3)",
+    group: "Planning rules",
     scenario: rule1aOversizedReadsInWaves,
   },
   {
@@ -85,7 +85,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     title: "Rule 1b: oversized mixed batch is repaired",
     summary:
       "A 6-call batch at a cap of 4 with a memory write and a gated file write is sent back for repair with nothing run; the model's 4-call repair then runs its reads, the memory write, and stops at the file write for approval.",
-    group: "Planning rules (SPEC §3)",
+    group: "Planning rules",
     scenario: rule1bOversizedMixedBatchRepaired,
   },
   {
@@ -93,7 +93,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     title: "Rule 2: oversized payload is repaired",
     summary:
       "A 3-call batch whose raw payload exceeds the 512-byte limit is sent back for repair with nothing run; the shorter repaired batch runs.",
-    group: "Planning rules (SPEC §3)",
+    group: "Planning rules",
     scenario: rule2OversizedPayloadRepaired,
   },
   {
@@ -101,7 +101,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     title: "Rule 3: finish with a sibling is repaired",
     summary:
       "A finish sent together with a read is sent back for repair with nothing run, then finish alone completes the run.",
-    group: "Planning rules (SPEC §3)",
+    group: "Planning rules",
     scenario: rule3TerminalWithSiblingsRepaired,
   },
   {
@@ -109,14 +109,14 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     title: "Rule 4: approval barriers inside a batch",
     summary:
       "An 8-call batch runs as reads, an approval for a file write, more reads, an approval for a deploy, and final reads, each part after the previous one settled.",
-    group: "Planning rules (SPEC §3)",
+    group: "Planning rules",
     scenario: rule4ApprovalBarriers,
   },
   {
     id: "rule-5-terminal-alone",
     title: "Rule 5: reply continues, finish ends",
     summary: "A lone reply shows its message and the run goes on to a read, then a lone finish completes it.",
-    group: "Planning rules (SPEC §3)",
+    group: "Planning rules",
     scenario: rule5TerminalAlone,
   },
   {
@@ -124,7 +124,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     title: "Rule 6: plain batch with bad calls",
     summary:
       "In a 7-call batch the unknown tool and the malformed call are not dispatched while the five valid calls run, the memory write in a wave of its own between the reads.",
-    group: "Planning rules (SPEC §3)",
+    group: "Planning rules",
     scenario: rule6PlainBatchWithBadCall,
   },
   {
@@ -132,7 +132,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     title: "Slow waves to watch live",
     summary:
       "12 slow reads at a cap of 3 run as four visible waves, then a second step runs a read, a progress save and another read one after the other, in about four seconds in all.",
-    group: "Planning rules (SPEC §3)",
+    group: "Planning rules",
     scenario: slowWavesForLiveView,
   },
 ];

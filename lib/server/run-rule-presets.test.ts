@@ -264,11 +264,11 @@ describe(`scenario presets on ${testDriverName}`, () => {
     const ids = SCENARIO_PRESETS.map((preset) => preset.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(
-      SCENARIO_PRESETS.filter((preset) => preset.group === "Shared scenarios")
+      SCENARIO_PRESETS.filter((preset) => preset.group === "Example scenarios")
         .map((preset) => preset.id)
         .sort(),
     ).toEqual(jsonIds(scenariosDirectory).sort());
-    const ruleIds = SCENARIO_PRESETS.filter((preset) => preset.group === "Planning rules (SPEC §3)").map(
+    const ruleIds = SCENARIO_PRESETS.filter((preset) => preset.group === "Planning rules").map(
       (preset) => preset.id,
     );
     expect([...ruleIds].sort()).toEqual(jsonIds(path.join(scenariosDirectory, "rules")).sort());

@@ -180,8 +180,12 @@ export async function listTokens(db: Db): Promise<TokenSummary[]> {
   });
 }
 
-/** Revokes a token by name: it stops working at once, everywhere. */
-export async function revokeToken(db: Db, name: string): Promise<void> {
+/** Revokes a token by name (only one of `ownerEmail`'s, when given): it stops working at once, everywhere. */
+export async function revokeToken(db: Db, name: string, ownerEmail?: string): Promise<void> {
+  const owned = ownerEmail ? (await listTokens(db)).find((token) => token.name === name) : undefined;
+  if (ownerEmail && owned?.ownerEmail !== ownerEmail.toLowerCase()) {
+    throw new AccountError("not_found", `You have no token named "${name}".`);
+  }
   const deleted = await db.delete(apikey).where(eq(apikey.name, name)).returning({ id: apikey.id });
   if (deleted.length === 0) throw new AccountError("not_found", `No token named "${name}".`);
 }

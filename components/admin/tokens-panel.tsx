@@ -1,0 +1,130 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { createTokenAction, revokeTokenAction } from "@/app/actions/manage-accounts";
+import type { TokenSummary } from "@/lib/server/auth/accounts";
+import { ROLES, type Role } from "@/lib/server/auth/roles";
+
+/**
+ * API tokens: the list (never the secrets), "Create token" (the token is shown
+ * once) and "Revoke". With `ownEmail`, the person's own tokens only.
+ */
+export function TokensPanel({ tokens, ownEmail }: { tokens: TokenSummary[]; ownEmail?: string }) {
+  const router = useRouter();
+  const [newToken, setNewToken] = useState<string | null>(null);
+  const [message, setMessage] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+  const field = (form: FormData, name: string) => String(form.get(name) ?? "");
+  return (
+    <section className="panel" aria-labelledby="tokens-heading">
+      <h2 id="tokens-heading">API tokens</h2>
+      <p className="muted">
+        Send one as <code>Authorization: Bearer &lt;token&gt;</code>. A token acts as its owner, never above
+        its own role or theirs.
+      </p>
+      {message && (
+        <p
+          className={message.kind === "error" ? "alert" : "notice"}
+          role={message.kind === "error" ? "alert" : "status"}
+        >
+          {message.text}
+        </p>
+      )}
+      {newToken && (
+        <p className="notice" role="status">
+          Copy this token now; it is not shown again: <code className="new-token">{newToken}</code>
+        </p>
+      )}
+      <table aria-label="API tokens">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Owner</th>
+            <th scope="col">Role</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {tokens.map((token) => (
+            <tr key={token.id}>
+              <td>
+                {token.name} <span className="muted">{token.start}…</span>
+              </td>
+              <td>{token.ownerEmail}</td>
+              <td>{token.role}</td>
+              <td>{new Date(token.createdAt).toLocaleString()}</td>
+              <td>{token.lastUsedAt ? new Date(token.lastUsedAt).toLocaleString() : "never"}</td>
+              <td>
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={async () => {
+                    const result = await revokeTokenAction({ name: token.name });
+                    setMessage(
+                      result.ok
+                        ? { kind: "ok", text: `Revoked ${token.name}.` }
+                        : { kind: "error", text: result.error.message },
+                    );
+                    router.refresh();
+                  }}
+                >
+                  Revoke<span className="visually-hidden"> {token.name}</span>
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form
+        className="admin-form"
+        aria-label="Create a token"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          const formElement = event.currentTarget;
+          const form = new FormData(formElement);
+          const result = await createTokenAction({
+            email: ownEmail ?? field(form, "email"),
+            name: field(form, "name"),
+            role: field(form, "role") as Role,
+          });
+          setNewToken(result.ok ? result.data.token : null);
+          setMessage(result.ok ? null : { kind: "error", text: result.error.message });
+          if (result.ok) {
+            formElement.reset();
+            router.refresh();
+          }
+        }}
+      >
+        <label>
+          Token name <input name="name" required maxLength={64} />
+        </label>
+        {!ownEmail && (
+          <label>
+            For user (email) <input name="email" type="email" required />
+          </label>
+        )}
+        <RoleSelect />
+        <button type="submit">Create token</button>
+      </form>
+    </section>
+  );
+}
+
+export function RoleSelect() {
+  return (
+    <label>
+      Role
+      <select name="role" defaultValue="viewer">
+        {ROLES.map((role) => (
+          <option key={role} value={role}>
+            {role}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
