@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { loadScenario, startRunOverApi, waitForStatus } from "./pages/api";
+import { getReport, loadScenario, startRunOverApi, waitForStatus } from "./pages/api";
 
 test("a new waiting run appears in the inbox live; deciding it from the keyboard removes it", async ({
   page,
@@ -39,4 +39,47 @@ test("a new waiting run appears in the inbox live; deciding it from the keyboard
   await page.keyboard.press("Enter");
   await expect(deniedRow).toHaveCount(0);
   await waitForStatus(request, denied, "COMPLETED");
+});
+
+test("the selection stays on the run you decided: approving its first gate, then denying, acts on that run", async ({
+  page,
+  request,
+}) => {
+  const suffix = Date.now();
+  // The two-gate run waits longer (it is the second row); a newer one-gate run sits above it.
+  const twoGates = await startRunOverApi(request, {
+    ...loadScenario("two-gates-in-one-batch.json"),
+    name: `two gates ${suffix}`,
+  });
+  await waitForStatus(request, twoGates, "WAITING_FOR_APPROVAL");
+  const oneGate = await startRunOverApi(request, {
+    ...loadScenario("write-then-read-back.json"),
+    name: `one gate ${suffix}`,
+  });
+  await waitForStatus(request, oneGate, "WAITING_FOR_APPROVAL");
+
+  await page.goto("/inbox");
+  const list = page.getByRole("list", { name: "Waiting runs" });
+  const twoGatesRow = list.getByRole("listitem", { name: new RegExp(`^two gates ${suffix}:`) });
+  await twoGatesRow.focus();
+  await page.keyboard.press("a");
+  // Gate 1 approved: the run goes on, then waits at its second gate, now the newest wait.
+  await expect
+    .poll(async () => (await getReport(request, twoGates)).pending?.calls[0]?.name, { timeout: 15_000 })
+    .toBe("delete_file");
+  await expect(twoGatesRow).toBeFocused();
+  await page.keyboard.press("d");
+  await page.keyboard.type("not this one");
+  await page.keyboard.press("Enter");
+
+  await expect
+    .poll(async () =>
+      (await getReport(request, twoGates)).decisions.map(
+        (decision: { approve: boolean }) => decision.approve,
+      ),
+    )
+    .toEqual([true, false]);
+  const untouched = await getReport(request, oneGate);
+  expect(untouched.status).toBe("WAITING_FOR_APPROVAL");
+  expect(untouched.decisions).toEqual([]);
 });

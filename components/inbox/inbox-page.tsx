@@ -8,6 +8,9 @@ import { useNow } from "../ui/use-now";
 import { InboxRow } from "./inbox-row";
 import { useInboxStream } from "./use-inbox-stream";
 
+/** How long a decided run may be gone from the list before the selection moves on. */
+const RESELECT_AFTER_MS = 2000;
+
 /**
  * Every run waiting for a decision, newest first, kept live by the inbox
  * stream. Keyboard: `j`/`k` move, `a` approves, `d` denies (with a reason).
@@ -24,15 +27,26 @@ export function InboxPage({ initialItems, renderedAt }: { initialItems: InboxIte
   const selectedIndex = items.findIndex((item) => item.runId === selectedId);
   if (selectedIndex >= 0) lastIndex.current = selectedIndex;
 
-  // A decided row leaves: select the one that took its place, keeping focus in the list.
+  // A decided row leaves, but a run with another gate comes back within moments: the selection
+  // waits for it rather than jumping to whichever run took its place (the next key would then
+  // decide a run the person never looked at). Only if it stays gone does its neighbour take over.
   useEffect(() => {
     if (selectedId === null || selectedIndex >= 0 || items.length === 0) return;
-    const replacement = items[Math.min(lastIndex.current, items.length - 1)];
-    if (!replacement) return;
-    const wasFocusLost = document.activeElement === document.body;
-    setSelectedId(replacement.runId);
-    if (wasFocusLost) requestAnimationFrame(() => rows.current.get(replacement.runId)?.focus());
+    const timer = setTimeout(() => {
+      const replacement = items[Math.min(lastIndex.current, items.length - 1)];
+      if (!replacement) return;
+      const wasFocusLost = document.activeElement === document.body;
+      setSelectedId(replacement.runId);
+      if (wasFocusLost) rows.current.get(replacement.runId)?.focus();
+    }, RESELECT_AFTER_MS);
+    return () => clearTimeout(timer);
   }, [items, selectedId, selectedIndex]);
+
+  // The selected run is back (waiting on its next gate): focus follows it to its new place.
+  useEffect(() => {
+    if (selectedId === null || selectedIndex < 0 || document.activeElement !== document.body) return;
+    rows.current.get(selectedId)?.focus();
+  }, [selectedId, selectedIndex]);
 
   useEffect(() => {
     function onKeyDown(event: KeyboardEvent) {
