@@ -19,7 +19,8 @@ export function PlanDiagram({ step, pending }: { step: StepView; pending: Pendin
   let barrierNumber = 0;
 
   return (
-    <ol className="plan" aria-label={`Plan of step ${step.index + 1}`}>
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a plan wider than the screen scrolls, and a keyboard must reach it to scroll it (WCAG scrollable-region-focusable)
+    <ol className="plan" aria-label={`Plan of step ${step.index + 1}`} tabIndex={0}>
       {step.plan.segments.map((segment) => {
         if (segment.kind === "wave") {
           waveNumber += 1;
