@@ -6,12 +6,13 @@ import { addUserAction } from "@/app/actions/manage-accounts";
 import type { ActionResult } from "@/lib/http/action-result";
 import type { TokenSummary, UserSummary } from "@/lib/server/auth/accounts";
 import type { Role } from "@/lib/server/auth/roles";
+import { FormMessage, type FormMessageValue } from "../ui/form-message";
 import { RoleSelect, TokensPanel } from "./tokens-panel";
 
 /** Users and tokens: add a person with a role; every token (create, shown once; revoke). */
 export function AccountsAdmin({ users, tokens }: { users: UserSummary[]; tokens: TokenSummary[] }) {
   const router = useRouter();
-  const [message, setMessage] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+  const [message, setMessage] = useState<FormMessageValue | null>(null);
 
   async function submit<T>(
     event: FormEvent<HTMLFormElement>,
@@ -31,14 +32,7 @@ export function AccountsAdmin({ users, tokens }: { users: UserSummary[]; tokens:
   return (
     <div className="admin-page">
       <h1>Users and tokens</h1>
-      {message && (
-        <p
-          className={message.kind === "error" ? "alert" : "notice"}
-          role={message.kind === "error" ? "alert" : "status"}
-        >
-          {message.text}
-        </p>
-      )}
+      <FormMessage message={message} />
       <section className="panel" aria-labelledby="users-heading">
         <h2 id="users-heading">Users</h2>
         <table aria-label="Users">

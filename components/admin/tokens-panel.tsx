@@ -5,6 +5,7 @@ import { useState } from "react";
 import { createTokenAction, revokeTokenAction } from "@/app/actions/manage-accounts";
 import type { TokenSummary } from "@/lib/server/auth/accounts";
 import { ROLES, type Role } from "@/lib/server/auth/roles";
+import { FormMessage, type FormMessageValue } from "../ui/form-message";
 
 /**
  * API tokens: the list (never the secrets), "Create token" (the token is shown
@@ -13,7 +14,7 @@ import { ROLES, type Role } from "@/lib/server/auth/roles";
 export function TokensPanel({ tokens, ownEmail }: { tokens: TokenSummary[]; ownEmail?: string }) {
   const router = useRouter();
   const [newToken, setNewToken] = useState<string | null>(null);
-  const [message, setMessage] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+  const [message, setMessage] = useState<FormMessageValue | null>(null);
   const field = (form: FormData, name: string) => String(form.get(name) ?? "");
   return (
     <section className="panel" aria-labelledby="tokens-heading">
@@ -22,14 +23,7 @@ export function TokensPanel({ tokens, ownEmail }: { tokens: TokenSummary[]; ownE
         Send one as <code>Authorization: Bearer &lt;token&gt;</code>. A token acts as its owner, never above
         its own role or theirs.
       </p>
-      {message && (
-        <p
-          className={message.kind === "error" ? "alert" : "notice"}
-          role={message.kind === "error" ? "alert" : "status"}
-        >
-          {message.text}
-        </p>
-      )}
+      <FormMessage message={message} />
       {newToken && (
         <p className="notice" role="status">
           Copy this token now; it is not shown again: <code className="new-token">{newToken}</code>

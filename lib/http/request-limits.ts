@@ -1,5 +1,4 @@
 import "server-only";
-import { MAX_JSON_DEPTH } from "@/lib/runtime";
 
 /**
  * The one size limit of a request body, for the HTTP API and the server
@@ -8,8 +7,6 @@ import { MAX_JSON_DEPTH } from "@/lib/runtime";
  * it (next.config.mjs), so this one answers first, with the error body.
  */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
-
-export { MAX_JSON_DEPTH };
 
 /** UTF-8 length of a string, without encoding it. */
 export function measureUtf8Bytes(text: string): number {

@@ -30,13 +30,7 @@ export {
   ToolConfigurationError,
   ToolError,
 } from "./errors";
-export {
-  describeUnstorableText,
-  findJsonValueProblem,
-  type JsonValueProblem,
-  MAX_JSON_DEPTH,
-  measureJsonDepth,
-} from "./json-limits";
+export { findJsonValueProblem, type JsonValueProblem, MAX_JSON_DEPTH, measureJsonDepth } from "./json-limits";
 export { measureBatchPayloadBytes } from "./measure-batch-payload";
 export type {
   Model,
