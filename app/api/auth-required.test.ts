@@ -163,3 +163,27 @@ describe("every API route requires an identity holding its role", () => {
     }
   });
 });
+
+describe("the sign-in endpoints", () => {
+  it("offer no way to act as someone else: impersonation is switched off, even for an admin", async () => {
+    const { getAuth } = await import("@/lib/server/auth/auth");
+    const { POST } = await import("./auth/[...all]/route");
+    const auth = await getAuth();
+    const signedIn = await auth.api.signInEmail({
+      body: { email: accounts.admin.email, password: "test-password-1" },
+      returnHeaders: true,
+    });
+    const cookie = (signedIn.headers.get("set-cookie") ?? "")
+      .split(/,(?=\s*[\w.-]+=)/)
+      .map((part) => part.split(";")[0]?.trim())
+      .join("; ");
+    const response = await POST(
+      new Request("http://test/api/auth/admin/impersonate-user", {
+        method: "POST",
+        headers: { cookie, origin: "http://test", host: "test", "content-type": "application/json" },
+        body: JSON.stringify({ userId: accounts.approver.userId }),
+      }),
+    );
+    expect(response.status).toBe(404);
+  });
+});

@@ -40,6 +40,8 @@ export function createAuth(db: Db, secret: string) {
       // Secure cookies need https; a deployment behind TLS says so with an https BETTER_AUTH_URL.
       useSecureCookies: process.env.BETTER_AUTH_URL?.startsWith("https://") ?? false,
     },
+    // An admin acting as someone else would put that person's name on decisions they never took.
+    disabledPaths: ["/admin/impersonate-user", "/admin/stop-impersonating"],
     telemetry: { enabled: false },
     // Warnings (a missing BETTER_AUTH_URL) would print at every CLI command; the README says when to set it.
     logger: { level: "error" },
