@@ -1,11 +1,10 @@
 import "server-only";
 import type { z } from "zod";
-import { findJsonValueProblem, formatIssuePath, MAX_JSON_DEPTH, measureJsonDepth } from "@/lib/runtime";
+import { MAX_JSON_DEPTH, measureJsonDepth } from "@/lib/runtime";
 import type { Identity } from "@/lib/server/auth/identity";
 import type { Role } from "@/lib/server/auth/roles";
-import { errorResponse, invalidRequestBody } from "./error-response";
-import { statusForCode } from "./error-table";
-import { RequestRefusal } from "./refusal";
+import { errorResponse } from "./error-response";
+import { RequestRefusal, validateInput } from "./refusal";
 import { MAX_BODY_BYTES } from "./request-limits";
 import { requireIdentity } from "./require-identity";
 
@@ -30,7 +29,6 @@ export function handleRoute<Context = unknown>(
       // Next always passes the context to routes that read one (`[id]` routes).
       return await handler(request, context as Context, identity);
     } catch (error) {
-      if (error instanceof RequestRefusal) return error.toResponse();
       return errorResponse(error);
     }
   };
@@ -89,17 +87,7 @@ export async function readBody<Schema extends z.ZodType>(
   } catch {
     throw invalid("", "the body is not valid JSON");
   }
-  const problem = findJsonValueProblem(json);
-  if (problem) throw invalid(formatIssuePath(problem.path), problem.message);
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({
-      path: formatIssuePath(issue.path),
-      message: issue.message,
-    }));
-    throw invalidRequest(issues);
-  }
-  return parsed.data;
+  return validateInput(json, schema);
 }
 
 async function readLimitedText(request: Request): Promise<string> {
@@ -136,9 +124,5 @@ async function readLimitedText(request: Request): Promise<string> {
 }
 
 function invalid(path: string, message: string): RequestRefusal {
-  return invalidRequest([{ path, message }]);
-}
-
-function invalidRequest(issues: Array<{ path: string; message: string }>): RequestRefusal {
-  return new RequestRefusal(statusForCode("invalid_request"), invalidRequestBody(issues));
+  return RequestRefusal.invalid([{ path, message }]);
 }

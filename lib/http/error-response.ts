@@ -6,13 +6,8 @@ import {
   UnreadableStateError,
 } from "@/lib/runtime";
 import { AccountError } from "@/lib/server/auth/accounts";
-import { ERROR_STATUS, type ErrorCode, statusForCode } from "./error-table";
-
-/** The one error body of every surface (SPEC §5). */
-export interface ErrorBody {
-  error: { code: ErrorCode; message: string; issues?: Array<{ path: string; message: string }> };
-  pending: PendingTurn | null;
-}
+import { ERROR_STATUS, type ErrorBody, type ErrorCode, statusForCode } from "./error-table";
+import { RequestRefusal } from "./refusal";
 
 /** Maps any thrown value to a status and the SPEC §5 body; unknown errors are logged, not leaked. */
 export function toErrorBody(error: unknown): { status: number; body: ErrorBody } {
@@ -20,6 +15,8 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody }
     status: statusForCode(code),
     body: { error: { code, message, ...extra }, pending },
   });
+  // Thrown and caught within one request's own bundle, so its class is the one imported here.
+  if (error instanceof RequestRefusal) return { status: error.status, body: error.body };
   if (DecisionRefusedError.isInstance(error) && isErrorCode(error.code)) {
     return make(error.code, error.message, error.pending);
   }
@@ -35,22 +32,6 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody }
 export function errorResponse(error: unknown): Response {
   const { status, body } = toErrorBody(error);
   return Response.json(body, { status });
-}
-
-/** The 400 body naming every invalid field of a request (route bodies and server action input alike). */
-export function invalidRequestBody(named: Array<{ path: string; message: string }>): ErrorBody {
-  return {
-    error: {
-      code: "invalid_request",
-      message: `Invalid request: ${named.map((issue) => `${issue.path || "(body)"}: ${issue.message}`).join("; ")}`,
-      issues: named,
-    },
-    pending: null,
-  };
-}
-
-export function invalidRequestResponse(named: Array<{ path: string; message: string }>): Response {
-  return Response.json(invalidRequestBody(named), { status: statusForCode("invalid_request") });
 }
 
 /** A 404 with the one error body, for routes that exist only in some configurations. */

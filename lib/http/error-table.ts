@@ -4,6 +4,7 @@
  * from it, so a new code cannot be added without its status.
  */
 import { z } from "zod";
+import type { PendingTurn } from "@/lib/runtime";
 
 export const ERROR_STATUS = {
   stale_turn: 409,
@@ -24,4 +25,10 @@ export const errorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, .
 
 export function statusForCode(code: ErrorCode): number {
   return ERROR_STATUS[code];
+}
+
+/** The one error body of every surface (SPEC §5). */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; issues?: Array<{ path: string; message: string }> };
+  pending: PendingTurn | null;
 }

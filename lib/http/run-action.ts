@@ -1,13 +1,11 @@
 import "server-only";
 import { headers } from "next/headers";
 import type { z } from "zod";
-import { findJsonValueProblem, formatIssuePath } from "@/lib/runtime";
 import type { Identity } from "@/lib/server/auth/identity";
 import type { Role } from "@/lib/server/auth/roles";
 import type { ActionResult } from "./action-result";
-import { type ErrorBody, invalidRequestBody, toErrorBody } from "./error-response";
-import { type ErrorCode, statusForCode } from "./error-table";
-import { RequestRefusal } from "./refusal";
+import { toErrorBody } from "./error-response";
+import { RequestRefusal, validateInput } from "./refusal";
 import { MAX_BODY_BYTES, measureUtf8Bytes } from "./request-limits";
 import { requireIdentity } from "./require-identity";
 
@@ -32,48 +30,23 @@ export async function runAction<Schema extends z.ZodType, T>(
   work: (input: z.infer<Schema>, identity: Identity) => Promise<T>,
   options: RunActionOptions<z.infer<Schema>>,
 ): Promise<ActionResult<T>> {
-  const requestHeaders = await headers();
-  if (!requestHeaders.get("origin")) {
-    return refusal("forbidden", "Server actions are only taken from this app's own pages.");
-  }
-  let identity: Identity;
   try {
-    identity = await requireIdentity(requestHeaders, options.role);
-  } catch (error) {
-    if (error instanceof RequestRefusal) return failure(error.status, error.body);
-    throw error;
-  }
-  const problem = findJsonValueProblem(input);
-  if (problem) {
-    return failure(
-      statusForCode("invalid_request"),
-      invalidRequestBody([{ path: formatIssuePath(problem.path), message: problem.message }]),
-    );
-  }
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({
-      path: formatIssuePath(issue.path),
-      message: issue.message,
-    }));
-    return failure(statusForCode("invalid_request"), invalidRequestBody(issues));
-  }
-  const body = options.bodyOf ? options.bodyOf(parsed.data) : JSON.stringify(parsed.data);
-  if (measureUtf8Bytes(body) > MAX_BODY_BYTES) {
-    return refusal("payload_too_large", `The body is larger than the limit of ${MAX_BODY_BYTES} bytes.`);
-  }
-  try {
-    return { ok: true, data: await work(parsed.data, identity) };
+    const requestHeaders = await headers();
+    if (!requestHeaders.get("origin")) {
+      throw RequestRefusal.of("forbidden", "Server actions are only taken from this app's own pages.");
+    }
+    const identity = await requireIdentity(requestHeaders, options.role);
+    const data = validateInput(input, schema);
+    const body = options.bodyOf ? options.bodyOf(data) : JSON.stringify(data);
+    if (measureUtf8Bytes(body) > MAX_BODY_BYTES) {
+      throw RequestRefusal.of(
+        "payload_too_large",
+        `The body is larger than the limit of ${MAX_BODY_BYTES} bytes.`,
+      );
+    }
+    return { ok: true, data: await work(data, identity) };
   } catch (error) {
     const { status, body } = toErrorBody(error);
-    return failure(status, body);
+    return { ok: false, error: { ...body.error, status }, pending: body.pending };
   }
-}
-
-function refusal(code: ErrorCode, message: string): ActionResult<never> {
-  return failure(statusForCode(code), { error: { code, message }, pending: null });
-}
-
-function failure(status: number, body: ErrorBody): ActionResult<never> {
-  return { ok: false, error: { ...body.error, status }, pending: body.pending };
 }

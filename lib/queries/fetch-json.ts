@@ -1,4 +1,4 @@
-import type { ErrorBody } from "@/lib/http/error-response";
+import type { ErrorBody } from "@/lib/http/error-table";
 
 /** A failed API read, with the error table's code when the server sent one. */
 export class ApiError extends Error {

@@ -1,5 +1,5 @@
 import "server-only";
-import { asc, count, desc, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { apikey, user } from "@/db/schema";
 import { RuntimeError } from "@/lib/runtime";
@@ -182,9 +182,13 @@ export async function listTokens(db: Db): Promise<TokenSummary[]> {
 
 /** Revokes a token by name (only one of `ownerEmail`'s, when given): it stops working at once, everywhere. */
 export async function revokeToken(db: Db, name: string, ownerEmail?: string): Promise<void> {
-  const owned = ownerEmail ? (await listTokens(db)).find((token) => token.name === name) : undefined;
-  if (ownerEmail && owned?.ownerEmail !== ownerEmail.toLowerCase()) {
-    throw new AccountError("not_found", `You have no token named "${name}".`);
+  if (ownerEmail) {
+    const [owned] = await db
+      .select({ id: apikey.id })
+      .from(apikey)
+      .innerJoin(user, eq(user.id, apikey.referenceId))
+      .where(and(eq(apikey.name, name), eq(user.email, ownerEmail.toLowerCase())));
+    if (!owned) throw new AccountError("not_found", `You have no token named "${name}".`);
   }
   const deleted = await db.delete(apikey).where(eq(apikey.name, name)).returning({ id: apikey.id });
   if (deleted.length === 0) throw new AccountError("not_found", `No token named "${name}".`);

@@ -12,13 +12,12 @@ export const GET = handleRoute(
   { role: "viewer" },
   async (request: Request, context: RunRouteContext, identity) => {
     const runId = await readRunId(context);
-    const resume = readResumeSeq(request);
-    if (!resume.ok) return resume.response;
+    const afterSeq = readResumeSeq(request);
     const service = await getRunService();
     if (!(await service.store.getRun(runId))) throw new RunNotFoundError(runId);
     return openSseResponse(request.signal, async (channel) => {
       const stopWatching = closeWhenUnauthorized(channel, request, identity, "viewer");
-      const stopPiping = await pipeRunEvents(service, runId, resume.seq, channel);
+      const stopPiping = await pipeRunEvents(service, runId, afterSeq, channel);
       return () => {
         stopWatching();
         stopPiping();
