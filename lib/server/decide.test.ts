@@ -294,8 +294,13 @@ describe(`SPEC §5 the coordinator on ${testDriverName}`, () => {
         status: "fulfilled",
         value: { outcome: "executed", status: "COMPLETED" },
       });
+      // On a server the attempts really run at once: one that reads the run after the right decision
+      // took it is refused as not_waiting instead. Either way it is refused without claiming anything.
       for (const outcome of wrongOutcomes) {
-        expect(outcome).toMatchObject({ status: "rejected", reason: { code: "stale_turn", pending } });
+        expect(outcome.status).toBe("rejected");
+        const reason = (outcome as PromiseRejectedResult).reason as { code: string; pending: unknown };
+        if (reason.code === "stale_turn") expect(reason.pending).toEqual(pending);
+        else expect(reason.code).toBe("not_waiting");
       }
       expect(claims).toBe(1);
       expect(await approvalRows(runId)).toMatchObject([{ approve: true, actor: "alice" }]);
