@@ -9,9 +9,8 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { type DatabaseHandle, databaseOptionsFromEnv, openDatabase } from "../db/client";
-import { InvalidScenarioError, isRuntimeError, parseScenarioJson } from "../lib/runtime";
+import { InvalidScenarioError, isRuntimeError, parseScenarioJson, runScenarioHeadless } from "../lib/runtime";
 import { AccountError } from "../lib/server/auth/accounts";
-import { runScenarioHeadless } from "../lib/server/run-scenario-headless";
 import { createRunService } from "../lib/server/run-service";
 import { ACCOUNT_USAGE, manageAccounts } from "./manage-accounts";
 

@@ -64,7 +64,7 @@ describe(`schema round trip on ${testDriverName}`, () => {
       batchIndex: 0,
       callId: "c1",
       name: "read_file",
-      rawArguments: '{"path": "a.txt"}',
+      arguments: '{"path": "a.txt"}',
       status: "ok",
       result: { content: "x" },
       startSeq: 1,
@@ -75,7 +75,7 @@ describe(`schema round trip on ${testDriverName}`, () => {
     const [call] = await handle.db.select().from(toolCalls).where(eq(toolCalls.runId, runId));
     expect(call).toMatchObject({
       callId: "c1",
-      rawArguments: '{"path": "a.txt"}',
+      arguments: '{"path": "a.txt"}',
       result: { content: "x" },
       startSeq: 1,
       settleSeq: 2,
@@ -87,7 +87,7 @@ describe(`schema round trip on ${testDriverName}`, () => {
         batchIndex: 0,
         callId: "dup",
         name: "x",
-        rawArguments: "",
+        arguments: "",
         status: "ok",
       }),
     ).rejects.toThrow();

@@ -89,7 +89,7 @@ export const toolCalls = pgTable(
     callId: storableText("call_id").notNull(),
     name: storableText("name").notNull(),
     /** The arguments exactly as the model emitted them. */
-    rawArguments: storableText("raw_arguments").notNull(),
+    arguments: storableText("raw_arguments").notNull(),
     status: text("status").notNull(),
     result: storableJsonb("result"),
     error: storableJsonb("error").$type<{ code: string; message: string } | null>(),
@@ -128,6 +128,8 @@ export const runEvents = pgTable(
       .references(() => runs.id, { onDelete: "cascade" }),
     seq: integer("seq").notNull(),
     type: text("type").notNull(),
+    /** The version of the type's payload it was written at (the catalogue in lib/runtime/events). */
+    version: integer("version").notNull().default(1),
     payload: storableJsonb("payload").notNull(),
     createdAt: createdAt(),
   },

@@ -12,7 +12,7 @@ export async function cancelRunAction(input: z.infer<typeof cancelRunInputSchema
   return runAction(
     cancelRunInputSchema,
     input,
-    async ({ runId, scope }) => (await getRunService()).submitCancel(runId, scope),
+    async ({ runId, scope }) => (await getRunService()).startCancelRun(runId, scope),
     { role: "operator" },
   );
 }

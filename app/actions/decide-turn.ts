@@ -13,7 +13,7 @@ export async function decideTurnAction(input: z.infer<typeof decideTurnInputSche
     decideTurnInputSchema,
     input,
     async ({ runId, approve, turnDigest, reason }, identity) =>
-      (await getRunService()).submitDecision(runId, {
+      (await getRunService()).startDecision(runId, {
         approve,
         turnDigest,
         reason,

@@ -1,7 +1,7 @@
 "use client";
 
 import { useId } from "react";
-import type { RunView } from "@/lib/run-view/run-view";
+import type { RunView } from "@/lib/runtime/view/run-view";
 import { useCan } from "../auth/viewer-context";
 import { DenyForm } from "../decisions/deny-form";
 import { describeActionError } from "../decisions/describe-action-error";

@@ -1,4 +1,4 @@
-import type { CallView, PendingTurnView, StepView } from "@/lib/run-view/run-view";
+import type { CallView, PendingTurnView, StepView } from "@/lib/runtime/view/run-view";
 import { describeCallState } from "../ui/describe-call-state";
 import { JsonBlock } from "../ui/json-block";
 

@@ -1,4 +1,4 @@
-import type { DecisionView } from "@/lib/run-view/run-view";
+import type { DecisionView } from "@/lib/runtime/view/run-view";
 
 /** Every decision on the run, from the audit's events: who, when, what, and why. */
 export function DecisionHistory({ decisions }: { decisions: DecisionView[] }) {

@@ -1,4 +1,4 @@
-import type { RunView } from "@/lib/run-view/run-view";
+import type { RunView } from "@/lib/runtime/view/run-view";
 
 /** Every event the page has folded, by seq: a gap or a repeat here would be a bug. */
 export function EventLog({ log }: { log: RunView["log"] }) {

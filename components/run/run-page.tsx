@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { runViewQueryOptions } from "@/lib/queries/run-queries";
 import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
-import type { RunView } from "@/lib/run-view/run-view";
+import type { RunView } from "@/lib/runtime/view/run-view";
 import { StatusBadge } from "../ui/status-badge";
 import { ApprovalPanel } from "./approval-panel";
 import { DecisionHistory } from "./decision-history";

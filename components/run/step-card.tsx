@@ -1,4 +1,4 @@
-import type { PendingTurnView, StepView } from "@/lib/run-view/run-view";
+import type { PendingTurnView, StepView } from "@/lib/runtime/view/run-view";
 import { CallTable } from "./call-table";
 import { PlanDiagram } from "./plan-diagram";
 

@@ -3,7 +3,8 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { queryKeys } from "@/lib/queries/run-queries";
-import { applyRunEvent, classifyEvent, type RunEventRecord, type RunView } from "@/lib/run-view/run-view";
+import { decodeRunEvent, type StoredRunEvent } from "@/lib/runtime/events/run-events";
+import { applyRunEvent, classifyEvent, type RunView } from "@/lib/runtime/view/run-view";
 
 export type StreamState = "connecting" | "live" | "reconnecting" | "ended";
 
@@ -54,7 +55,15 @@ export function useRunStream(runId: string, isFinished: boolean): StreamState {
         failures += 1;
       };
       current.onmessage = (message) => {
-        const event = JSON.parse(message.data) as RunEventRecord;
+        let event: StoredRunEvent;
+        try {
+          event = decodeRunEvent(runId, JSON.parse(message.data));
+        } catch {
+          // A page older than the server it talks to: keep trying, a reload brings the new page.
+          reopen(Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** failures));
+          failures += 1;
+          return;
+        }
         const view = queryClient.getQueryData<RunView>(key);
         if (!view) return;
         const place = classifyEvent(view, event.seq);

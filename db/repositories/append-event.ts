@@ -1,4 +1,5 @@
-import { eq, sql } from "drizzle-orm";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { decodeRunEvent, RUN_EVENT_VERSIONS, type RunEvent, type StoredRunEvent } from "@/lib/runtime";
 import type { Db } from "../client";
 import { runEvents, runs } from "../schema";
 
@@ -10,24 +11,44 @@ export type Executor = Db | Transaction;
 export const RUN_EVENTS_CHANNEL = "run_events";
 
 /**
- * Appends an event inside the caller's transaction. The seq comes from an
- * increment of `runs.last_seq` in the same transaction: the row lock
- * serialises appends per run and a rollback takes its number back, so seqs are
- * gap-free. The NOTIFY is delivered only when the transaction commits.
+ * Appends an event inside the caller's transaction, at its type's current
+ * version. The seq comes from an increment of `runs.last_seq` in the same
+ * transaction: the row lock serialises appends per run and a rollback takes
+ * its number back, so seqs are gap-free. The NOTIFY is delivered only when
+ * the transaction commits.
  */
-export async function appendEvent(
-  tx: Executor,
-  runId: string,
-  type: string,
-  payload: unknown,
-): Promise<number> {
+export async function appendEvent(tx: Executor, runId: string, event: RunEvent): Promise<number> {
   const [row] = await tx
     .update(runs)
     .set({ lastSeq: sql`${runs.lastSeq} + 1`, updatedAt: new Date() })
     .where(eq(runs.id, runId))
     .returning({ seq: runs.lastSeq });
-  if (!row) throw new Error(`cannot append ${type}: no run ${runId}`);
-  await tx.insert(runEvents).values({ runId, seq: row.seq, type, payload: payload ?? {} });
+  if (!row) throw new Error(`cannot append ${event.type}: no run ${runId}`);
+  await tx.insert(runEvents).values({
+    runId,
+    seq: row.seq,
+    type: event.type,
+    version: RUN_EVENT_VERSIONS[event.type],
+    payload: event.payload,
+  });
   await tx.execute(sql`select pg_notify(${RUN_EVENTS_CHANNEL}, ${`${runId}:${row.seq}`})`);
   return row.seq;
+}
+
+/** A run's events after `afterSeq`, decoded from whichever version they were written at. */
+export async function readEvents(db: Executor, runId: string, afterSeq: number): Promise<StoredRunEvent[]> {
+  const rows = await db
+    .select()
+    .from(runEvents)
+    .where(and(eq(runEvents.runId, runId), gt(runEvents.seq, afterSeq)))
+    .orderBy(asc(runEvents.seq));
+  return rows.map((row) =>
+    decodeRunEvent(runId, {
+      seq: row.seq,
+      type: row.type,
+      version: row.version,
+      payload: row.payload,
+      at: row.createdAt.toISOString(),
+    }),
+  );
 }

@@ -1,35 +1,30 @@
-import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import {
   type ApprovalRecord,
+  awaitingApprovalEvent,
   type CallOutcome,
-  type Limits,
+  callsInvalidatedEvent,
+  decodeLimits,
   LostClaimError,
+  type NewRun,
   type NewStep,
   type RunError,
   type RunRecord,
-  type RunStatus,
   type RunStore,
   type StepMetrics,
   type SuspendedState,
+  stepPlannedEvent,
 } from "@/lib/runtime";
 import type { Db } from "../client";
-import { approvals, runs, steps, toolCalls } from "../schema";
-import { appendEvent } from "./append-event";
-
-/** Lets tests and demos make the next N stores of a kind fail (SPEC §5 fault injection). */
-export interface StoreFaults {
-  /** True when the next approval record must fail (and consumes one armed failure). */
-  takeApprovalFault(): boolean;
-  /** True when the next step record (a call's outcome) must fail. */
-  takeStepFault(): boolean;
-}
+import { approvals, runs, steps, toolCalls, workspaceFiles } from "../schema";
+import { appendEvent, readEvents } from "./append-event";
 
 function toRunRecord(row: typeof runs.$inferSelect): RunRecord {
   return {
     id: row.id,
     status: row.status,
     scenario: row.scenario,
-    limits: row.limits as Limits,
+    limits: decodeLimits(row.id, row.limits),
     modelCalls: row.modelCalls,
     state: row.state,
     startedById: row.startedById,
@@ -46,14 +41,55 @@ const callKey = (runId: string, stepIndex: number, batchIndex: number) =>
   and(eq(toolCalls.runId, runId), eq(toolCalls.stepIndex, stepIndex), eq(toolCalls.batchIndex, batchIndex));
 
 /** The runtime's `RunStore` over drizzle, for PGlite and Postgres alike. */
-export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
+export function createRunRepository(db: Db): RunStore {
   return {
+    async createRun(run: NewRun) {
+      await db.transaction(async (tx) => {
+        await tx.insert(runs).values({
+          id: run.id,
+          name: run.name,
+          status: "RUNNING",
+          scenario: run.scenario,
+          limits: run.limits,
+          claimToken: run.claimToken,
+          leaseExpiresAt: sql`now() + ${`${run.leaseMs} milliseconds`}::interval`,
+          startedById: run.startedBy?.id ?? null,
+          startedByName: run.startedBy?.name ?? null,
+        });
+        if (run.files.length > 0) {
+          await tx.insert(workspaceFiles).values(run.files.map((file) => ({ runId: run.id, ...file })));
+        }
+        await appendEvent(tx, run.id, {
+          type: "run_started",
+          payload: { name: run.name, limits: run.limits, startedBy: run.startedBy },
+        });
+      });
+    },
+
     async getRun(runId) {
       const [row] = await db.select().from(runs).where(eq(runs.id, runId));
       return row ? toRunRecord(row) : null;
     },
 
-    appendEvent: (runId, type, payload) => db.transaction((tx) => appendEvent(tx, runId, type, payload)),
+    readEvents: (runId, afterSeq) => readEvents(db, runId, afterSeq),
+
+    async listApprovals(runId) {
+      const rows = await db
+        .select()
+        .from(approvals)
+        .where(eq(approvals.runId, runId))
+        .orderBy(asc(approvals.id));
+      return rows.map((row) => ({
+        turnDigest: row.turnDigest,
+        approve: row.approve,
+        actor: row.actor,
+        actorId: row.actorId,
+        reason: row.reason,
+        decidedAt: row.decidedAt.toISOString(),
+      }));
+    },
+
+    appendEvent: (runId, event) => db.transaction((tx) => appendEvent(tx, runId, event)),
 
     async recordStep(runId, step: NewStep, modelCalls) {
       await db.transaction(async (tx) => {
@@ -69,35 +105,20 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
               batchIndex: call.batchIndex,
               callId: call.id,
               name: call.name,
-              rawArguments: call.rawArguments,
+              arguments: call.arguments,
               status,
               error,
             })),
           );
         }
         await tx.update(runs).set({ modelCalls }).where(eq(runs.id, runId));
-        await appendEvent(tx, runId, "step_planned", {
-          stepIndex: step.index,
-          text: step.text,
-          plan: step.plan,
-          metrics: step.metrics,
-          calls: step.calls.map(({ call, status, error }) => ({
-            batchIndex: call.batchIndex,
-            id: call.id,
-            name: call.name,
-            arguments: call.rawArguments,
-            resourceClass: call.resourceClass,
-            isGated: call.isGated,
-            status,
-            error,
-          })),
-        });
+        await appendEvent(tx, runId, stepPlannedEvent(step, modelCalls));
       });
     },
 
     startCall: (runId, stepIndex, batchIndex) =>
       db.transaction(async (tx) => {
-        const seq = await appendEvent(tx, runId, "call_started", { stepIndex, batchIndex });
+        const seq = await appendEvent(tx, runId, { type: "call_started", payload: { stepIndex, batchIndex } });
         await tx
           .update(toolCalls)
           .set({ status: "running", startSeq: seq })
@@ -107,8 +128,10 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
 
     settleCall: (runId, stepIndex, batchIndex, outcome: CallOutcome) =>
       db.transaction(async (tx) => {
-        if (faults?.takeStepFault()) throw new Error("injected fault: the step record could not be stored");
-        const seq = await appendEvent(tx, runId, "call_settled", { stepIndex, batchIndex, ...outcome });
+        const seq = await appendEvent(tx, runId, {
+          type: "call_settled",
+          payload: { stepIndex, batchIndex, ...outcome },
+        });
         await tx
           .update(toolCalls)
           .set({
@@ -129,15 +152,7 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
             .set({ status: outcome.status, result: null, error: outcome.error })
             .where(callKey(runId, stepIndex, batchIndex));
         }
-        await appendEvent(tx, runId, "calls_invalidated", {
-          stepIndex,
-          reason,
-          calls: outcomes.map(({ batchIndex, outcome }) => ({
-            batchIndex,
-            status: outcome.status,
-            error: outcome.error,
-          })),
-        });
+        await appendEvent(tx, runId, callsInvalidatedEvent(stepIndex, outcomes, reason));
       });
     },
 
@@ -147,7 +162,7 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
           .update(steps)
           .set({ metrics, updatedAt: new Date() })
           .where(and(eq(steps.runId, runId), eq(steps.index, stepIndex)));
-        await appendEvent(tx, runId, "step_finished", { stepIndex, metrics });
+        await appendEvent(tx, runId, { type: "step_finished", payload: { stepIndex, metrics } });
       });
     },
 
@@ -165,11 +180,7 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
           .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
           .returning({ id: runs.id });
         if (!row) throw new LostClaimError(runId);
-        await appendEvent(tx, runId, "awaiting_approval", {
-          stepIndex: state.stepIndex,
-          turnDigest: state.pending.turnDigest,
-          calls: state.pending.calls,
-        });
+        await appendEvent(tx, runId, awaitingApprovalEvent(state));
       });
     },
 
@@ -189,7 +200,7 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
           .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
           .returning({ id: runs.id });
         if (!row) throw new LostClaimError(runId);
-        await appendEvent(tx, runId, "run_finished", { status, error });
+        await appendEvent(tx, runId, { type: "run_finished", payload: { status, error } });
       });
     },
 
@@ -203,7 +214,7 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
             .where(and(eq(runs.id, runId), inArray(runs.status, ["RUNNING", "WAITING_FOR_APPROVAL"])))
             .returning({ id: runs.id });
           if (!row) return false;
-          await appendEvent(tx, runId, "run_finished", { status: "FAILED" satisfies RunStatus, error });
+          await appendEvent(tx, runId, { type: "run_finished", payload: { status: "FAILED", error } });
           return true;
         });
       } catch {
@@ -253,9 +264,10 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
       return row ? toRunRecord(row) : null;
     },
 
-    async releaseRun(runId, claimToken, state) {
+    async releaseRun(runId, claimToken, state, event) {
       try {
-        const [row] = await db
+        return await db.transaction(async (tx) => {
+          const [row] = await tx
           .update(runs)
           .set({
             status: "WAITING_FOR_APPROVAL",
@@ -266,7 +278,10 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
           })
           .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
           .returning({ id: runs.id });
-        return Boolean(row);
+          if (!row) return false;
+          await appendEvent(tx, runId, event);
+          return true;
+        });
       } catch {
         return false;
       }
@@ -274,8 +289,6 @@ export function createRunRepository(db: Db, faults?: StoreFaults): RunStore {
 
     async recordApproval(record: ApprovalRecord) {
       try {
-        if (faults?.takeApprovalFault())
-          throw new Error("injected fault: the approvals audit is unavailable");
         await db.insert(approvals).values(record);
         return true;
       } catch {

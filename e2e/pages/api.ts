@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { type APIRequestContext, expect } from "@playwright/test";
-import type { RunView } from "../../lib/run-view/run-view";
+import type { RunView } from "../../lib/runtime/view/run-view";
 
 /** One of the shared example scenarios, as a user would POST it. */
 export function loadScenario(fileName: string): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emptyRunView } from "@/lib/run-view/run-view";
+import { emptyRunView } from "@/lib/runtime/view/run-view";
 import { keepNewerView } from "./run-queries";
 
 describe("the cached run view only moves forward", () => {

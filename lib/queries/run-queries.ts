@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { RunView } from "@/lib/run-view/run-view";
+import type { RunView } from "@/lib/runtime/view/run-view";
 import { fetchJson } from "./fetch-json";
 import type { InboxItem } from "./inbox-item";
 

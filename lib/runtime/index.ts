@@ -24,6 +24,15 @@ export {
 } from "./coordinator/decision-errors";
 export { declaresWrite, isWriteEffect } from "./declares-write";
 export {
+  createRunHost,
+  decodeStoredScenario,
+  type RunHost,
+  type RunHostOptions,
+  type RunStarter,
+  type StartedRun,
+} from "./host/run-host";
+export { runScenarioHeadless } from "./host/run-scenario-headless";
+export {
   InvalidPlanInputError,
   isRuntimeError,
   RuntimeError,
@@ -32,6 +41,21 @@ export {
 } from "./errors";
 export { findJsonValueProblem, type JsonValueProblem, MAX_JSON_DEPTH, measureJsonDepth } from "./json-limits";
 export { measureBatchPayloadBytes } from "./measure-batch-payload";
+export {
+  awaitingApprovalEvent,
+  callsInvalidatedEvent,
+  decodeRunEvent,
+  RUN_EVENT_TYPES,
+  RUN_EVENT_VERSIONS,
+  type RunEvent,
+  type RunEventOf,
+  type RunEventPayload,
+  type RunEventType,
+  type StoredRunEvent,
+  stepPlannedEvent,
+  toWireEvent,
+  UnreadableEventError,
+} from "./events/run-events";
 export type {
   Model,
   ModelCompletion,
@@ -46,18 +70,34 @@ export { type PreflightedCall, preflightCall } from "./preflight";
 export { StepAuditError } from "./run/execute-call";
 export type { RunEnvironment } from "./run/run-environment";
 export { LostClaimError, RepairExhaustedError } from "./run/run-errors";
-export { type BarrierAction, formatRepairNotice, type RunStart, runSteps } from "./run/run-loop";
-export type { ApprovalRecord, NewStep, RunRecord, RunStore } from "./run/run-store";
+export type { BarrierAction } from "./run/execute-step";
+export { formatRepairNotice } from "./run/plan-next-step";
+export { driveRun, type RunStart } from "./run/run-loop";
+export { decodeLimits, UnreadableRunError } from "./run/persisted-schemas";
 export type {
-  CallOutcome,
-  CallStatus,
-  PendingTurn,
-  RunError,
-  RunStatus,
-  StepMetrics,
-  SuspendedState,
+  ApprovalRecord,
+  NewRun,
+  NewStep,
+  RunRecord,
+  RunStore,
+  StoredApproval,
+} from "./run/run-store";
+export {
+  CALL_STATUSES,
+  type CallOutcome,
+  type CallStatus,
+  type PendingTurn,
+  RUN_STATUSES,
+  type RunError,
+  type RunStatus,
+  type StepMetrics,
 } from "./run/run-types";
-export { decodeSuspendedState, UnreadableStateError } from "./run/suspended-state";
+export {
+  decodeSuspendedState,
+  type StepProgress,
+  type SuspendedState,
+  UnreadableStateError,
+} from "./run/suspended-state";
 export {
   formatIssuePath,
   InvalidScenarioError,
@@ -90,6 +130,18 @@ export {
   type Workspace,
 } from "./tools/workspace";
 export { canonicalJson, computeTurnDigest, digestsEqual } from "./turn-digest";
+export { buildRunReport, type RunReport, readRunReport } from "./view/run-report";
+export {
+  applyRunEvent,
+  type CallView,
+  classifyEvent,
+  type DecisionView,
+  emptyRunView,
+  foldRunEvents,
+  type PendingTurnView,
+  type RunView,
+  type StepView,
+} from "./view/run-view";
 export {
   DEFAULT_LIMITS,
   EFFECTS,

@@ -33,7 +33,7 @@ describe("preflightCall", () => {
       batchIndex: 2,
       id: "call-2",
       name: "write_file",
-      rawArguments: '{"path":"a.txt","content":"x"}',
+      arguments: '{"path":"a.txt","content":"x"}',
       parsedArguments: { path: "a.txt", content: "x" },
       resourceClass: "write",
       effect: "IDEMPOTENT_WRITE",

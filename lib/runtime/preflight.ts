@@ -23,7 +23,7 @@ export interface PreflightedCall {
   batchIndex: number;
   id: string;
   name: string;
-  rawArguments: string;
+  arguments: string;
   parsedArguments: Record<string, unknown> | null;
   /** The tool's class; null for an unknown tool. */
   resourceClass: ResourceClass | null;
@@ -55,7 +55,7 @@ export function preflightCall(call: ToolCall, registry: ToolRegistry): Preflight
     batchIndex: call.batchIndex,
     id: call.id,
     name: call.name,
-    rawArguments: call.arguments,
+    arguments: call.arguments,
     parsedArguments,
   };
 

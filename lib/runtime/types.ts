@@ -52,17 +52,19 @@ export interface PlanProblem {
   message: string;
 }
 
-export type PlanProblemCode =
-  | "too_many_calls"
-  | "payload_too_large"
-  | "terminal_with_siblings"
-  | "unknown_tool"
-  | "malformed_arguments"
-  | "invalid_arguments"
-  | "not_pure_read"
-  | "approval_gated"
-  | "terminal_in_oversized_batch"
-  | "no_tool_calls";
+export const PLAN_PROBLEM_CODES = [
+  "too_many_calls",
+  "payload_too_large",
+  "terminal_with_siblings",
+  "unknown_tool",
+  "malformed_arguments",
+  "invalid_arguments",
+  "not_pure_read",
+  "approval_gated",
+  "terminal_in_oversized_batch",
+  "no_tool_calls",
+] as const;
+export type PlanProblemCode = (typeof PLAN_PROBLEM_CODES)[number];
 
 /** Calls dispatched together (`wave`) or one approval-gated call (`barrier`). */
 export type PlanSegment = { kind: "wave"; batchIndexes: number[] } | { kind: "barrier"; batchIndex: number };
@@ -73,8 +75,7 @@ export type PlanSegment = { kind: "wave"; batchIndexes: number[] } | { kind: "ba
  * `problems` lists the calls that failed preflight and will not be dispatched
  * (SPEC §3 rule 6).
  */
-export interface Plan {
-  kind: "execute" | "repair";
-  segments: PlanSegment[];
-  problems: PlanProblem[];
-}
+export type Plan =
+  | { kind: "execute"; segments: PlanSegment[]; problems: PlanProblem[] }
+  /** Nothing runs: the whole batch goes back to the model with every problem. */
+  | { kind: "repair"; segments: []; problems: PlanProblem[] };

@@ -1,6 +1,11 @@
 import "server-only";
 import { getDatabase } from "@/db/client";
-import { createFaultRegistry, type FaultRegistry, isFaultInjectionEnabled } from "./fault-injection";
+import {
+  createFaultRegistry,
+  type FaultRegistry,
+  isFaultInjectionEnabled,
+  withInjectedFaults,
+} from "./fault-injection";
 import { createRunService, type RunService } from "./run-service";
 
 const globalForService = globalThis as typeof globalThis & {
@@ -15,7 +20,7 @@ export function getRunServiceContext(): Promise<{ service: RunService; faults: F
       return {
         faults,
         service: createRunService(handle, {
-          faults: faults ?? undefined,
+          wrapStore: faults ? (store) => withInjectedFaults(store, faults) : undefined,
           log: (message, detail) => console.warn(`[runtime] ${message}`, detail ?? ""),
         }),
       };

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { InvalidScenarioError, validateScenario } from "@/lib/runtime";
 import { type ModelEndpoint, readModelEndpoints } from "./model-endpoints";
-import { runScenarioHeadless } from "./run-scenario-headless";
+import { runScenarioHeadless } from "@/lib/runtime";
 import { buildScenario, openScenarioHarness, type ScenarioHarness } from "./testing/scenario-harness";
 
 // A stand-in for any OpenAI-compatible endpoint on 127.0.0.1: it records each
@@ -187,7 +187,7 @@ describe("a run driven by an OpenAI-compatible endpoint", () => {
     replies.push("hang");
     const { runId, settled } = await harness.service.startRun(promptScenario());
     await vi.waitFor(() => expect(requests).toHaveLength(1));
-    await harness.service.cancel(runId, "run");
+    await harness.service.cancelRun(runId, "run");
     expect(await settled).toBe("CANCELLED");
     expect((await harness.service.getReport(runId))?.status).toBe("CANCELLED");
   });
@@ -200,7 +200,7 @@ describe("a run driven by an OpenAI-compatible endpoint", () => {
     await vi.waitFor(() => expect(requests).toHaveLength(1));
     // Another service on the same database stands in for another instance: it has no worker for this run.
     const otherInstance = harness.serviceWith();
-    expect(await otherInstance.cancel(runId, "run")).toEqual({ status: "RUNNING" });
+    expect(await otherInstance.cancelRun(runId, "run")).toEqual({ status: "RUNNING" });
     expect(await settled).toBe("CANCELLED");
   });
 

@@ -1,6 +1,7 @@
 import "server-only";
 import type { SseChannel } from "@/lib/http/sse";
 import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
+import { toWireEvent } from "@/lib/runtime";
 import { registerStream } from "./open-streams";
 import type { RunService } from "./run-service";
 import { createSerialTask } from "./serial-task";
@@ -31,13 +32,13 @@ export async function pipeRunEvents(
       const events = await service.readEvents(runId, lastSent);
       for (const event of events) {
         if (channel.isClosed) return;
-        channel.send({ id: String(event.seq), data: JSON.stringify(event) });
+        channel.send({ id: String(event.seq), data: JSON.stringify(toWireEvent(event)) });
         lastSent = event.seq;
         if (event.type === "run_finished") return end();
       }
       // A client resuming after the end would otherwise wait forever for nothing.
       if (isFirstRead && events.length === 0) {
-        const run = await service.store.getRun(runId);
+        const run = await service.getRun(runId);
         if (run && isTerminalStatus(run.status)) end();
       }
       isFirstRead = false;

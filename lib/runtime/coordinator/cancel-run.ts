@@ -1,4 +1,4 @@
-import { runSteps } from "../run/run-loop";
+import { driveRun } from "../run/run-loop";
 import type { RunStatus } from "../run/run-types";
 import { claimWaitingRun, holdingClaim, requireRun, resumeClaimedRun } from "./claim-waiting-run";
 import type { CoordinatorDependencies } from "./coordinator-dependencies";
@@ -48,9 +48,9 @@ export async function startCancelRun(
     dependencies.abortInProcess?.(runId);
     return { settled: Promise.resolve("RUNNING") };
   }
-  const claim = await claimWaitingRun(run, dependencies);
+  const claim = await claimWaitingRun(run, "cancel", dependencies);
   const environment = await holdingClaim(store, runId, async () =>
     dependencies.createEnvironment(claim.run, claim.claimToken),
   );
-  return { settled: runSteps(environment, resumeClaimedRun(claim, { kind: "cancel", scope })) };
+  return { settled: driveRun(environment, resumeClaimedRun(claim, { kind: "cancel", scope })) };
 }

@@ -1,8 +1,9 @@
 import { RuntimeError } from "../errors";
-import type { BarrierAction, RunStart } from "../run/run-loop";
+import type { BarrierAction } from "../run/execute-step";
+import type { RunStart } from "../run/run-loop";
 import type { RunRecord, RunStore } from "../run/run-store";
-import type { PendingTurn, SuspendedState } from "../run/run-types";
-import { decodeSuspendedState, UnreadableStateError } from "../run/suspended-state";
+import type { PendingTurn } from "../run/run-types";
+import { decodeSuspendedState, type SuspendedState, UnreadableStateError } from "../run/suspended-state";
 import type { CoordinatorDependencies } from "./coordinator-dependencies";
 import { NotWaitingError, RunNotFoundError } from "./decision-errors";
 
@@ -26,10 +27,11 @@ export async function requireRun(store: RunStore, runId: string): Promise<RunRec
  * WAITING_FOR_APPROVAL → RUNNING claim (lost → `not_waiting`, re-signalling
  * the pending turn if the run waits again); post-claim decode of the row won
  * (unreadable → the run is settled FAILED with its state kept, and the error
- * is thrown).
+ * is thrown); then `run_claimed` is announced.
  */
 export async function claimWaitingRun(
   waiting: RunRecord,
+  purpose: "decision" | "cancel",
   dependencies: CoordinatorDependencies,
 ): Promise<ClaimedRun> {
   const { store } = dependencies;
@@ -43,14 +45,22 @@ export async function claimWaitingRun(
     const now = await store.getRun(runId);
     throw new NotWaitingError(runId, now?.status ?? "gone", now ? readPendingTurn(now) : null);
   }
+  let state: SuspendedState;
   try {
-    return { run, claimToken, state: decodeSuspendedState(runId, run.state) };
+    state = decodeSuspendedState(runId, run.state);
   } catch (error) {
     if (UnreadableStateError.isInstance(error)) {
       await store.forceFail(runId, { code: error.code, message: error.message });
     }
     throw error;
   }
+  await holdingClaim(store, runId, () =>
+    store.appendEvent(runId, {
+      type: "run_claimed",
+      payload: { stepIndex: state.stepIndex, turnDigest: state.pending.turnDigest, purpose },
+    }),
+  );
+  return { run, claimToken, state };
 }
 
 /**

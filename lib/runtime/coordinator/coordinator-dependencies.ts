@@ -10,7 +10,7 @@ export interface CoordinatorDependencies {
   createClaimToken(): string;
   /** How long a claim holds before another instance may recover the run. */
   leaseMs: number;
-  /** Separation of duties for every run: whoever started a run may not approve its gated calls. */
-  requireDistinctApprover?: boolean;
+  /** Separation of duties: true when whoever started `run` may not approve its gated calls. */
+  requiresDistinctApprover(run: RunRecord): boolean;
   log?(message: string, detail?: Record<string, unknown>): void;
 }

@@ -1,5 +1,5 @@
 import { declaresWrite } from "../declares-write";
-import { runSteps } from "../run/run-loop";
+import { driveRun } from "../run/run-loop";
 import type { RunRecord } from "../run/run-store";
 import type { PendingTurn, RunStatus } from "../run/run-types";
 import { decodeSuspendedState } from "../run/suspended-state";
@@ -82,11 +82,11 @@ export async function startDecision(
   const waiting = await requireRun(store, runId);
   await refuseUnmatchableDigest(waiting, decision);
   refuseSelfApproval(waiting, decision, dependencies);
-  const claim = await claimWaitingRun(waiting, dependencies);
+  const claim = await claimWaitingRun(waiting, "decision", dependencies);
   const { environment, outcome, reason } = await holdingClaim(store, runId, () =>
     applyDecision(decision, claim, dependencies),
   );
-  const settled = runSteps(
+  const settled = driveRun(
     environment,
     resumeClaimedRun(
       claim,
@@ -118,10 +118,10 @@ async function refuseUnmatchableDigest(waiting: RunRecord, decision: Decision): 
 }
 
 /**
- * Separation of duties: when the host requires it for every run, or the
- * run's scenario does (`policy.requireDistinctApprover`), the person who
- * started a run may not approve its gated calls. They may still deny or
- * cancel. Checked before the claim: nothing is held for a refused approval.
+ * Separation of duties: when the host requires it of the run (for every run,
+ * or by the run's own policy), the person who started a run may not approve
+ * its gated calls. They may still deny or cancel. Checked before the claim:
+ * nothing is held for a refused approval.
  */
 function refuseSelfApproval(
   waiting: RunRecord,
@@ -129,8 +129,7 @@ function refuseSelfApproval(
   dependencies: CoordinatorDependencies,
 ): void {
   if (!decision.approve || !decision.actorId || decision.actorId !== waiting.startedById) return;
-  const policy = (waiting.scenario as { policy?: { requireDistinctApprover?: unknown } } | null)?.policy;
-  if (dependencies.requireDistinctApprover || policy?.requireDistinctApprover === true) {
+  if (dependencies.requiresDistinctApprover(waiting)) {
     throw new SelfApprovalError(waiting.id, readPendingTurn(waiting));
   }
 }
@@ -146,8 +145,7 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
   if (!digestsEqual(received, expected)) {
     await release(
       dependencies,
-      claimed,
-      claimToken,
+      claim,
       new StaleApprovalTurnError(runId, { ...state.pending, turnDigest: expected }, received),
     );
   }
@@ -164,7 +162,7 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
   const environment = dependencies.createEnvironment(claimed, claimToken);
   if (!audited) {
     if (decision.approve && declaresWrite(state.pending.calls, environment.registry)) {
-      await release(dependencies, claimed, claimToken, new NotAuditableError(runId, state.pending));
+      await release(dependencies, claim, new NotAuditableError(runId, state.pending));
     }
     dependencies.log?.("a decision could not be audited; it proceeds because it executes no write", {
       runId,
@@ -173,15 +171,18 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
   }
 
   const outcome: DecisionResult["outcome"] = decision.approve ? "executed" : "denied";
-  await store.appendEvent(runId, "approval_decided", {
-    stepIndex: state.stepIndex,
-    turnDigest: expected,
-    approve: decision.approve,
-    actor: decision.actor,
-    actorId: decision.actorId ?? null,
-    reason,
-    audited,
-    outcome,
+  await store.appendEvent(runId, {
+    type: "approval_decided",
+    payload: {
+      stepIndex: state.stepIndex,
+      turnDigest: expected,
+      approve: decision.approve,
+      actor: decision.actor,
+      actorId: decision.actorId ?? null,
+      reason,
+      audited,
+      outcome,
+    },
   });
   return { environment, outcome, reason };
 }
@@ -189,11 +190,13 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
 /** Gives a refused run back to the waiting state, then throws the refusal. */
 async function release(
   dependencies: CoordinatorDependencies,
-  claimed: RunRecord,
-  claimToken: string,
+  { run: claimed, claimToken, state }: ClaimedRun,
   refusal: DecisionRefusedError,
 ): Promise<never> {
-  const released = await dependencies.store.releaseRun(claimed.id, claimToken, claimed.state);
+  const released = await dependencies.store.releaseRun(claimed.id, claimToken, claimed.state, {
+    type: "run_released",
+    payload: { stepIndex: state.stepIndex, ...state.pending, refusal: refusal.code },
+  });
   if (!released) {
     // Never leave a run RUNNING with no worker: fail it, loudly.
     await dependencies.store.forceFail(claimed.id, {

@@ -1,13 +1,14 @@
 import { computeTurnDigest } from "../turn-digest";
 import { executeCall } from "./execute-call";
 import type { RunEnvironment } from "./run-environment";
-import {
-  type CallOutcome,
-  type PendingTurn,
-  type RunError,
-  type StepProgress,
-  SUSPENDED_STATE_VERSION,
-} from "./run-types";
+import type { CallOutcome, PendingTurn, RunError } from "./run-types";
+import { type StepProgress, SUSPENDED_STATE_VERSION } from "./suspended-state";
+
+/** What a worker that claimed a waiting run does with the barrier it waits at. */
+export type BarrierAction =
+  | { kind: "approve" }
+  | { kind: "deny"; reason: string | null; actor: string }
+  | { kind: "cancel"; scope: "turn" | "run" };
 
 export type StepResult =
   | { kind: "suspended" }
@@ -41,9 +42,9 @@ export async function executeStep(environment: RunEnvironment, progress: StepPro
       await suspendAtBarrier(environment, { ...current, nextSegment: index });
       return { kind: "suspended" };
     }
-    await store.appendEvent(runId, "wave_started", {
-      stepIndex: current.stepIndex,
-      batchIndexes: segment.batchIndexes,
+    await store.appendEvent(runId, {
+      type: "wave_started",
+      payload: { stepIndex: current.stepIndex, batchIndexes: segment.batchIndexes },
     });
     const settled = await Promise.all(
       segment.batchIndexes.map(async (batchIndex) => {
@@ -116,7 +117,7 @@ export async function buildPendingTurn(progress: StepProgress): Promise<PendingT
   const calls = unexecutedCalls(progress).map((batchIndex) => {
     const call = progress.calls[batchIndex];
     if (!call) throw new Error(`pending batchIndex ${batchIndex} is not a call of the step`);
-    return { id: call.id, name: call.name, arguments: call.rawArguments, batchIndex };
+    return { id: call.id, name: call.name, arguments: call.arguments, batchIndex };
   });
   return { turnDigest: await computeTurnDigest(calls), calls };
 }
@@ -127,5 +128,51 @@ async function suspendAtBarrier(environment: RunEnvironment, progress: StepProgr
     ...progress,
     schemaVersion: SUSPENDED_STATE_VERSION,
     pending,
+  });
+}
+
+/**
+ * Applies a decision or cancellation to the barrier a step waits at (SPEC §4):
+ * an approved barrier runs alone, and the calls after it run only if it
+ * succeeded; a denial, a failure of the gated call or a cancellation
+ * invalidates every unexecuted later call.
+ */
+export async function resolveBarrier(
+  environment: RunEnvironment,
+  progress: StepProgress,
+  action: BarrierAction,
+): Promise<StepProgress> {
+  const segment = progress.plan.segments[progress.nextSegment];
+  const barrier = segment?.kind === "barrier" ? progress.calls[segment.batchIndex] : undefined;
+  if (!barrier) throw new Error(`step ${progress.stepIndex} is not waiting at a barrier`);
+  await environment.store.appendEvent(environment.runId, {
+    type: "run_resumed",
+    payload: {
+      stepIndex: progress.stepIndex,
+      action: action.kind === "cancel" ? `cancel_${action.scope}` : action.kind,
+    },
+  });
+  if (action.kind === "cancel") {
+    return invalidateRemaining(environment, progress, action.scope === "run" ? CANCELLED_RUN : CANCELLED_TURN);
+  }
+  if (action.kind === "deny") {
+    const message = `${action.actor} denied ${barrier.name}${action.reason ? `: ${action.reason}` : ""}`;
+    return invalidateRemaining(
+      environment,
+      progress,
+      { code: "denied", message },
+      { status: "denied", result: null, error: { code: "denied", message: `Denied: ${message}.` } },
+    );
+  }
+  const outcome = await executeCall(environment, progress.stepIndex, barrier, environment.stepSignal());
+  const after: StepProgress = {
+    ...progress,
+    nextSegment: progress.nextSegment + 1,
+    outcomes: { ...progress.outcomes, [barrier.batchIndex]: outcome },
+  };
+  if (outcome.status === "ok") return after;
+  return invalidateRemaining(environment, after, {
+    code: "gated_call_failed",
+    message: `the approval-gated call ${barrier.name} (batchIndex ${barrier.batchIndex}) failed`,
   });
 }

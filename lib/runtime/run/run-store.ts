@@ -1,18 +1,33 @@
+import type { RunEvent, RunEventOf, StoredRunEvent } from "../events/run-events";
 import type { PreflightedCall } from "../preflight";
 import type { Limits, Plan } from "../types";
-import type { CallOutcome, CallStatus, RunError, RunStatus, StepMetrics, SuspendedState } from "./run-types";
+import type { CallOutcome, CallStatus, RunError, RunStatus, StepMetrics } from "./run-types";
+import type { SuspendedState } from "./suspended-state";
 
 /** A run as the runtime needs it. `state` is raw: decode it with `decodeSuspendedState`. */
 export interface RunRecord {
   id: string;
   status: RunStatus;
-  /** The scenario the run was started from, opaque to the runtime (its host builds model and tools). */
+  /** The scenario the run was started from, opaque to the runtime: its host decodes it. */
   scenario: unknown;
   limits: Limits;
   modelCalls: number;
   state: unknown;
   /** The user who started the run, when the host knows one. */
   startedById: string | null;
+}
+
+/** A run about to start, claimed by the worker that creates it. */
+export interface NewRun {
+  id: string;
+  name: string;
+  scenario: unknown;
+  limits: Limits;
+  claimToken: string;
+  leaseMs: number;
+  startedBy: { id: string; name: string } | null;
+  /** The run's workspace files, paths already normalised. */
+  files: Array<{ path: string; content: string }>;
 }
 
 export interface NewStep {
@@ -34,20 +49,34 @@ export interface ApprovalRecord {
   reason: string | null;
 }
 
+/** An audited decision as stored, with the time it was recorded (ISO). */
+export interface StoredApproval extends Omit<ApprovalRecord, "runId"> {
+  decidedAt: string;
+}
+
 /**
  * The persistence port of the run loop and the coordinator. Every method that
  * changes what a client may see commits the change and its event in one
  * transaction, and only then returns (SPEC §6: durable before announced).
  * Event sequence numbers are per run, gap-free, and also stamp call starts and
- * settles (`startSeq`, `settleSeq`).
+ * settles (`startSeq`, `settleSeq`). Events are built from the catalogue in
+ * `events/run-events.ts` and nowhere else.
  *
  * Methods taking a `claimToken` change the run only while that token still
  * holds the claim, and throw `LostClaimError` otherwise.
+ *
+ * Every implementation passes the contract suite in `run-store.contract.ts`.
  */
 export interface RunStore {
+  /** Stores a new RUNNING run claimed by `claimToken`, with its files, and emits `run_started`. */
+  createRun(run: NewRun): Promise<void>;
   getRun(runId: string): Promise<RunRecord | null>;
+  /** The run's events after `afterSeq`, decoded, in seq order. */
+  readEvents(runId: string, afterSeq: number): Promise<StoredRunEvent[]>;
+  /** The run's audited decisions, oldest first. */
+  listApprovals(runId: string): Promise<StoredApproval[]>;
   /** Appends an event; returns its seq. */
-  appendEvent(runId: string, type: string, payload: unknown): Promise<number>;
+  appendEvent(runId: string, event: RunEvent): Promise<number>;
   /** Stores a planned step and its calls, sets the run's completion count, emits `step_planned`. */
   recordStep(runId: string, step: NewStep, modelCalls: number): Promise<void>;
   /** Marks a call running and emits `call_started`; returns its seq (the call's `startSeq`). */
@@ -80,8 +109,11 @@ export interface RunStore {
   requestCancel(runId: string, scope: "turn" | "run"): Promise<boolean>;
   /** Atomic WAITING_FOR_APPROVAL → RUNNING with a claim and lease; null when lost. */
   claimWaitingRun(runId: string, claimToken: string, leaseMs: number): Promise<RunRecord | null>;
-  /** RUNNING → WAITING_FOR_APPROVAL, claim cleared, `state` written back; false if it failed. */
-  releaseRun(runId: string, claimToken: string, state: unknown): Promise<boolean>;
+  /**
+   * RUNNING → WAITING_FOR_APPROVAL, claim cleared, `state` written back, and
+   * `run_released` emitted; false (never a throw) if it failed.
+   */
+  releaseRun(runId: string, claimToken: string, state: unknown, event: RunEventOf<"run_released">): Promise<boolean>;
   /** Appends to the approvals audit; false (never a throw) when it could not be stored. */
   recordApproval(record: ApprovalRecord): Promise<boolean>;
 }

@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { RuntimeError } from "../errors";
-import { EFFECTS, RESOURCE_CLASSES } from "../types";
-import { SUSPENDED_STATE_VERSION, type SuspendedState } from "./run-types";
+import {
+  callOutcomeSchema,
+  describeFirstIssue,
+  pendingTurnSchema,
+  planSchema,
+  preflightedCallSchema,
+  transcriptEntrySchema,
+} from "./persisted-schemas";
 
 /** A waiting run's stored state cannot be decoded (SPEC §5 `unreadable_state`). */
 export class UnreadableStateError extends RuntimeError {
@@ -14,91 +20,70 @@ export class UnreadableStateError extends RuntimeError {
   }
 }
 
-const problemSchema = z.object({
-  batchIndex: z.number().int().nullable(),
-  code: z.string(),
-  message: z.string(),
-});
-
-const errorSchema = z.object({ code: z.string(), message: z.string() });
-
-const preflightedCallSchema = z.object({
-  batchIndex: z.number().int().min(0),
-  id: z.string(),
-  name: z.string(),
-  rawArguments: z.string(),
-  parsedArguments: z.record(z.string(), z.unknown()).nullable(),
-  resourceClass: z.enum(RESOURCE_CLASSES).nullable(),
-  effect: z.enum(EFFECTS),
-  isGated: z.boolean(),
-  problem: problemSchema.nullable(),
-});
-
-const segmentSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("wave"), batchIndexes: z.array(z.number().int().min(0)) }),
-  z.object({ kind: z.literal("barrier"), batchIndex: z.number().int().min(0) }),
-]);
-
-const toolCallSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  arguments: z.string(),
-  batchIndex: z.number().int().min(0),
-});
-
-const transcriptEntrySchema = z.discriminatedUnion("role", [
-  z.object({ role: z.literal("user"), text: z.string() }),
-  z.object({ role: z.literal("assistant"), text: z.string().nullable(), calls: z.array(toolCallSchema) }),
-  z.object({
-    role: z.literal("tool"),
-    callId: z.string(),
-    name: z.string(),
-    batchIndex: z.number().int(),
-    status: z.string(),
-    result: z.unknown(),
-    error: errorSchema.nullable(),
-  }),
-  z.object({ role: z.literal("repair_notice"), text: z.string() }),
-]);
-
-const suspendedStateSchema = z.object({
-  schemaVersion: z.literal(SUSPENDED_STATE_VERSION),
+/**
+ * Everything needed to continue a step from one of its segments: the step's
+ * preflighted calls and plan, what has settled so far, and the transcript up
+ * to and including this step's assistant message.
+ */
+const stepProgressSchema = z.object({
   stepIndex: z.number().int().min(0),
   calls: z.array(preflightedCallSchema),
-  plan: z.object({
-    kind: z.enum(["execute", "repair"]),
-    segments: z.array(segmentSchema),
-    problems: z.array(problemSchema),
-  }),
+  plan: planSchema,
+  /** Index into `plan.segments` of the next segment to run. */
   nextSegment: z.number().int().min(0),
   completedWaves: z.number().int().min(0),
-  outcomes: z.record(
-    z.string(),
-    z.object({ status: z.string(), result: z.unknown(), error: errorSchema.nullable() }),
-  ),
+  /** Settled outcomes by batchIndex (JSON object keys are strings). */
+  outcomes: z.record(z.string(), callOutcomeSchema),
   transcript: z.array(transcriptEntrySchema),
-  pending: z.object({
-    turnDigest: z.string().regex(/^[0-9a-f]{64}$/),
-    calls: z.array(toolCallSchema).min(1),
-  }),
 });
+export type StepProgress = z.infer<typeof stepProgressSchema>;
+
+/** Version of the persisted suspended state; bump it and keep an upgrade from each past version. */
+export const SUSPENDED_STATE_VERSION = 2;
+
+const suspendedStateSchema = stepProgressSchema.extend({
+  schemaVersion: z.literal(SUSPENDED_STATE_VERSION),
+  pending: pendingTurnSchema,
+});
+
+/** What a waiting run persists (SPEC §4): enough to resume in any process. */
+export type SuspendedState = z.infer<typeof suspendedStateSchema>;
+
+/**
+ * Version 1 named a call's raw arguments `rawArguments` in `calls`; version 2
+ * calls them `arguments`, as every other layer does. Anything else is left
+ * for the schema to judge.
+ */
+function upgradeFromVersion1(stored: Record<string, unknown>): unknown {
+  const calls = stored.calls;
+  return {
+    ...stored,
+    schemaVersion: SUSPENDED_STATE_VERSION,
+    calls: Array.isArray(calls)
+      ? calls.map((call) => {
+          if (call === null || typeof call !== "object" || !("rawArguments" in call)) return call;
+          const { rawArguments, ...rest } = call as Record<string, unknown>;
+          return { ...rest, arguments: rawArguments };
+        })
+      : calls,
+  };
+}
 
 /**
  * Decodes a waiting run's stored state, or throws {@link UnreadableStateError}
- * naming what is wrong. Also checks that the state points at a barrier whose
- * call is the first pending call, so a decoded state is one we can resume.
+ * naming what is wrong. Reads every past version. Also checks that the state
+ * points at a barrier whose call is the first pending call, so a decoded
+ * state is one we can resume.
  */
 export function decodeSuspendedState(runId: string, stored: unknown): SuspendedState {
   if (stored === null || stored === undefined) throw new UnreadableStateError(runId, "no state is stored");
-  const parsed = suspendedStateSchema.safeParse(stored);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    throw new UnreadableStateError(
-      runId,
-      `${first?.path.join(".") || "(root)"}: ${first?.message ?? "invalid"}`,
-    );
-  }
-  const state = parsed.data as SuspendedState;
+  const upgraded =
+    typeof stored === "object" && (stored as { schemaVersion?: unknown }).schemaVersion === 1
+      ? upgradeFromVersion1(stored as Record<string, unknown>)
+      : stored;
+  const parsed = suspendedStateSchema.safeParse(upgraded);
+  if (!parsed.success) throw new UnreadableStateError(runId, describeFirstIssue(parsed.error));
+  const state = parsed.data;
   const segment = state.plan.segments[state.nextSegment];
   if (segment?.kind !== "barrier" || state.pending.calls[0]?.batchIndex !== segment.batchIndex) {
     throw new UnreadableStateError(runId, "the next segment is not the pending barrier");

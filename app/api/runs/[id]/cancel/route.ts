@@ -7,5 +7,5 @@ import { getRunService } from "@/lib/server/get-run-service";
 export const POST = handleRoute({ role: "operator" }, async (request: Request, context: RunRouteContext) => {
   const runId = await readRunId(context);
   const { scope } = await readBody(request, cancelRequestSchema);
-  return Response.json(await (await getRunService()).cancel(runId, scope));
+  return Response.json(await (await getRunService()).cancelRun(runId, scope));
 });

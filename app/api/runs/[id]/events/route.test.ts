@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunEventRecord } from "@/lib/run-view/run-view";
+import type { RunEventType } from "@/lib/runtime";
 import type { RunService } from "@/lib/server/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
@@ -90,7 +90,7 @@ const streamRequest = (
 const records = (messages: SseMessage[]) =>
   messages
     .filter((message) => message.event === "message")
-    .map((message) => JSON.parse(message.data) as RunEventRecord);
+    .map((message) => JSON.parse(message.data) as { seq: number; type: RunEventType; payload: unknown });
 
 const gatedWrite = buildScenario(gatedWriteScenario("gated write for the stream"));
 

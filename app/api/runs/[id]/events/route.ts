@@ -14,7 +14,7 @@ export const GET = handleRoute(
     const runId = await readRunId(context);
     const afterSeq = readResumeSeq(request);
     const service = await getRunService();
-    if (!(await service.store.getRun(runId))) throw new RunNotFoundError(runId);
+    if (!(await service.getRun(runId))) throw new RunNotFoundError(runId);
     return openSseResponse(request.signal, async (channel) => {
       const stopWatching = closeWhenUnauthorized(channel, request, identity, "viewer");
       const stopPiping = await pipeRunEvents(service, runId, afterSeq, channel);

@@ -1,16 +1,15 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDriverName } from "@/db/testing/test-database";
-import { validateScenario } from "@/lib/runtime";
+import { validateScenario } from "../scenario/parse-scenario";
 import { SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
-import type { RunReport } from "./build-run-report";
-import { runScenarioHeadless } from "./run-scenario-headless";
-import { openScenarioHarness, type ScenarioHarness } from "./testing/scenario-harness";
+import { runScenarioHeadless } from "../host/run-scenario-headless";
+import type { RunReport } from "../view/run-report";
+import { openMemoryHarness, type MemoryHarness } from "../testing/scenario-harness";
 
-let harness: ScenarioHarness;
+let harness: MemoryHarness;
 beforeAll(async () => {
-  harness = await openScenarioHarness();
+  harness = openMemoryHarness();
 });
 afterAll(() => harness?.close());
 
@@ -254,7 +253,7 @@ const RULE_EXPECTATIONS: Record<string, (report: RunReport) => void> = {
   },
 };
 
-describe(`scenario presets on ${testDriverName}`, () => {
+describe(`scenario presets (in memory)`, () => {
   it("has one preset per scenario file, named by it, and an expectation for every rule preset", () => {
     const scenariosDirectory = path.join(process.cwd(), "lib", "scenarios");
     const jsonIds = (directory: string) =>

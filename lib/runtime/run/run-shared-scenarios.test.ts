@@ -1,12 +1,18 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDriverName } from "@/db/testing/test-database";
-import type { RunReport } from "./build-run-report";
-import { runScenarioHeadless } from "./run-scenario-headless";
-import { loadSharedScenario, openScenarioHarness, type ScenarioHarness } from "./testing/scenario-harness";
+import { parseScenarioJson } from "../scenario/parse-scenario";
+import { runScenarioHeadless } from "../host/run-scenario-headless";
+import type { RunReport } from "../view/run-report";
+import { openMemoryHarness, type MemoryHarness } from "../testing/scenario-harness";
 
-let harness: ScenarioHarness;
+/** One of the example scenarios (copies of the shared ones, in lib/scenarios), parsed as the CLI parses it. */
+const loadSharedScenario = (fileName: string) =>
+  parseScenarioJson(readFileSync(path.join(process.cwd(), "lib", "scenarios", fileName), "utf8"));
+
+let harness: MemoryHarness;
 beforeAll(async () => {
-  harness = await openScenarioHarness();
+  harness = openMemoryHarness();
 });
 afterAll(() => harness?.close());
 
@@ -33,7 +39,7 @@ function expectConsistentSeqs(report: RunReport) {
   }
 }
 
-describe(`shared scenarios through the CLI code path on ${testDriverName}`, () => {
+describe(`shared scenarios through the CLI code path (in memory)`, () => {
   it("14 reads at a cap of 8 run as waves [0..7] and [8..13], no regeneration", async () => {
     const report = await run("fourteen-reads-cap-eight.json");
     expect(report).toMatchObject({
@@ -149,6 +155,7 @@ describe(`shared scenarios through the CLI code path on ${testDriverName}`, () =
         actorId: null,
         reason: "expected change",
         outcome: "executed",
+        audited: true,
         decidedAt: expect.any(String),
       },
     ]);

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDriverName } from "@/db/testing/test-database";
 import type { ScenarioInput } from "@/lib/runtime";
-import { runScenarioHeadless } from "./run-scenario-headless";
-import { buildScenario, openScenarioHarness, type ScenarioHarness } from "./testing/scenario-harness";
+import { runScenarioHeadless } from "../host/run-scenario-headless";
+import type { RunReport } from "../view/run-report";
+import { buildScenario, openMemoryHarness, type MemoryHarness } from "../testing/scenario-harness";
 
-let harness: ScenarioHarness;
+let harness: MemoryHarness;
 beforeAll(async () => {
-  harness = await openScenarioHarness();
+  harness = openMemoryHarness();
 });
 afterAll(() => harness?.close());
 
@@ -22,7 +22,7 @@ async function waitFor<T>(read: () => Promise<T | undefined | null | false>, wha
   throw new Error(`timed out waiting for ${what}`);
 }
 
-describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
+describe(`SPEC §4 execution rules (in memory)`, () => {
   it("retained calls keep their ids and payloads, and no completion is spent on them", async () => {
     const report = await headless({
       name: "retained",
@@ -168,7 +168,7 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
     });
     const waiting = await runScenarioHeadless(harness.service, scenario);
     expect(waiting.status).toBe("WAITING_FOR_APPROVAL");
-    expect(await harness.service.cancel(waiting.runId, "turn")).toEqual({ status: "COMPLETED" });
+    expect(await harness.service.cancelRun(waiting.runId, "turn")).toEqual({ status: "COMPLETED" });
     const report = await harness.service.getReport(waiting.runId);
     expect(report?.steps[0]?.calls.map((call) => [call.status, call.error?.message])).toEqual([
       ["invalidated", expect.stringContaining("turn_cancelled")],
@@ -186,7 +186,7 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
         turns: [{ calls: [{ name: "delete_file", arguments: { path: "a" } }] }, finish],
       },
     });
-    expect(await harness.service.cancel(waiting.runId, "run")).toEqual({ status: "CANCELLED" });
+    expect(await harness.service.cancelRun(waiting.runId, "run")).toEqual({ status: "CANCELLED" });
     const report = await harness.service.getReport(waiting.runId);
     expect(report).toMatchObject({ status: "CANCELLED", modelCalls: 1, pending: null });
     expect(report?.steps[0]?.calls[0]).toMatchObject({ status: "invalidated" });
@@ -225,7 +225,7 @@ describe(`SPEC §4 execution rules on ${testDriverName}`, () => {
         async () => (await harness.events(runId)).some((event) => event.type === "call_started"),
         "the slow call to start",
       );
-      expect(await harness.service.cancel(runId, scope)).toEqual({ status: "RUNNING" });
+      expect(await harness.service.cancelRun(runId, scope)).toEqual({ status: "RUNNING" });
       expect(await settled).toBe(scope === "run" ? "CANCELLED" : "COMPLETED");
       const report = await harness.service.getReport(runId);
       const [slow, memory] = report?.steps[0]?.calls ?? [];

@@ -1,7 +1,8 @@
-import "server-only";
-import { decodeSuspendedState, type RunStatus, type Scenario } from "@/lib/runtime";
-import type { RunReport } from "./build-run-report";
-import type { RunService } from "./run-service";
+import { decodeSuspendedState } from "../run/suspended-state";
+import type { RunStatus } from "../run/run-types";
+import type { Scenario } from "../scenario/scenario-schema";
+import type { RunReport } from "../view/run-report";
+import type { RunHost } from "./run-host";
 
 /**
  * Runs a scenario to the end without a human: each time the run waits, the
@@ -9,15 +10,18 @@ import type { RunService } from "./run-service";
  * the pending turn as it stands (SPEC §8). When they run out the run stays
  * WAITING_FOR_APPROVAL and the report shows the pending turn and its digest.
  */
-export async function runScenarioHeadless(service: RunService, scenario: Scenario): Promise<RunReport> {
-  const { runId, settled } = await service.startRun(scenario);
+export async function runScenarioHeadless(
+  host: Pick<RunHost, "startRun" | "getRun" | "decide" | "getReport">,
+  scenario: Scenario,
+): Promise<RunReport> {
+  const { runId, settled } = await host.startRun(scenario);
   let status: RunStatus = await settled;
   for (const decision of scenario.decisions) {
     if (status !== "WAITING_FOR_APPROVAL") break;
-    const run = await service.store.getRun(runId);
+    const run = await host.getRun(runId);
     if (!run) break;
     const { pending } = decodeSuspendedState(runId, run.state);
-    const result = await service.decide(runId, {
+    const result = await host.decide(runId, {
       approve: decision.approve,
       turnDigest: pending.turnDigest,
       actor: decision.actor ?? "scenario",
@@ -25,7 +29,7 @@ export async function runScenarioHeadless(service: RunService, scenario: Scenari
     });
     status = result.status;
   }
-  const report = await service.getReport(runId);
+  const report = await host.getReport(runId);
   if (!report) throw new Error(`run ${runId} has no report`);
   return report;
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "run_events" ADD COLUMN "version" integer DEFAULT 1 NOT NULL;

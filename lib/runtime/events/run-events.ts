@@ -1,0 +1,224 @@
+/**
+ * The run event catalogue: every event a run can emit, with its payload's
+ * schema and version. The event log alone tells a run's story (SPEC §6): the
+ * live view and the report are folds of it, the SSE stream carries it, and
+ * stores write it only through their typed `appendEvent`.
+ *
+ * Changing a payload: add the new shape as the next version, bump
+ * `RUN_EVENT_VERSIONS`, and keep an upgrade from the old version in
+ * `UPGRADES`, so every row ever written still decodes.
+ */
+import { z } from "zod";
+import { RuntimeError } from "../errors";
+import {
+  callOutcomeSchema,
+  callStatusSchema,
+  describeFirstIssue,
+  limitsSchema,
+  pendingTurnSchema,
+  planSchema,
+  runErrorSchema,
+  stepMetricsSchema,
+} from "../run/persisted-schemas";
+import type { NewStep } from "../run/run-store";
+import type { CallOutcome } from "../run/run-types";
+import type { SuspendedState } from "../run/suspended-state";
+import { RESOURCE_CLASSES } from "../types";
+
+const stepIndex = z.number().int().min(0);
+const batchIndex = z.number().int().min(0);
+
+/** The payload schema of every event type, at its current version. */
+const payloadSchemas = {
+  /** The run was created (always its first event). */
+  run_started: z.object({
+    name: z.string(),
+    limits: limitsSchema,
+    startedBy: z.object({ id: z.string(), name: z.string() }).nullable(),
+  }),
+  /** A completion was planned: its calls, plan and planned metrics. `modelCalls` counts completions so far. */
+  step_planned: z.object({
+    stepIndex,
+    modelCalls: z.number().int().min(0),
+    text: z.string().nullable(),
+    plan: planSchema,
+    metrics: stepMetricsSchema,
+    calls: z.array(
+      z.object({
+        batchIndex,
+        id: z.string(),
+        name: z.string(),
+        arguments: z.string(),
+        resourceClass: z.enum(RESOURCE_CLASSES).nullable(),
+        isGated: z.boolean(),
+        status: callStatusSchema,
+        error: runErrorSchema.nullable(),
+      }),
+    ),
+  }),
+  wave_started: z.object({ stepIndex, batchIndexes: z.array(batchIndex) }),
+  call_started: z.object({ stepIndex, batchIndex }),
+  call_settled: callOutcomeSchema.extend({ stepIndex, batchIndex }),
+  /** Never-started calls settled at once (`invalidated`, or `denied` for a denied barrier). */
+  calls_invalidated: z.object({
+    stepIndex,
+    reason: z.string(),
+    calls: z.array(z.object({ batchIndex, status: callStatusSchema, error: runErrorSchema.nullable() })),
+  }),
+  step_finished: z.object({ stepIndex, metrics: stepMetricsSchema }),
+  /** The run suspended at a barrier; `calls` is the pending turn the digest covers. */
+  awaiting_approval: pendingTurnSchema.extend({ stepIndex }),
+  /** A decision or cancellation took the waiting run (WAITING_FOR_APPROVAL → RUNNING). */
+  run_claimed: z.object({ stepIndex, turnDigest: z.string(), purpose: z.enum(["decision", "cancel"]) }),
+  /** A refused decision gave the run back (RUNNING → WAITING_FOR_APPROVAL), pending turn unchanged. */
+  run_released: pendingTurnSchema.extend({ stepIndex, refusal: z.string() }),
+  approval_decided: z.object({
+    stepIndex,
+    turnDigest: z.string(),
+    approve: z.boolean(),
+    actor: z.string(),
+    /** Null in headless runs; absent from rows written before sign-in existed. */
+    actorId: z.string().nullable().default(null),
+    reason: z.string().nullable(),
+    /** False when the audit could not store it (only a decision that executes no write goes on). */
+    audited: z.boolean(),
+    outcome: z.enum(["executed", "denied"]),
+  }),
+  /** A worker picked the run up at its barrier and applies `action` there. */
+  run_resumed: z.object({ stepIndex, action: z.enum(["approve", "deny", "cancel_turn", "cancel_run"]) }),
+  run_finished: z.object({
+    status: z.enum(["COMPLETED", "FAILED", "CANCELLED"]),
+    error: runErrorSchema.nullable(),
+  }),
+} as const;
+
+export type RunEventType = keyof typeof payloadSchemas;
+export type RunEventPayload<T extends RunEventType> = z.infer<(typeof payloadSchemas)[T]>;
+
+/** One event as it is appended: a type and its payload. */
+export type RunEvent = { [T in RunEventType]: { type: T; payload: RunEventPayload<T> } }[RunEventType];
+export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;
+
+/** An event as stored and streamed: its place in the run (`seq`) and when it was committed (ISO). */
+export type StoredRunEvent = RunEvent & { seq: number; at: string };
+
+export const RUN_EVENT_TYPES = Object.keys(payloadSchemas) as RunEventType[];
+
+/** The version each event type is written at. */
+export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
+  run_started: 1,
+  step_planned: 2,
+  wave_started: 1,
+  call_started: 1,
+  call_settled: 1,
+  calls_invalidated: 1,
+  step_finished: 1,
+  awaiting_approval: 1,
+  run_claimed: 1,
+  run_released: 1,
+  approval_decided: 1,
+  run_resumed: 1,
+  run_finished: 1,
+};
+
+type Upgrade = (payload: Record<string, unknown>) => Record<string, unknown>;
+
+/** Per type, an upgrade from each past version to the next. */
+const UPGRADES: Partial<Record<RunEventType, Record<number, Upgrade>>> = {
+  step_planned: {
+    // Version 1 had no completion count. Every step then was one completion, so it is the step's ordinal.
+    1: (payload) => ({ ...payload, modelCalls: Number(payload.stepIndex) + 1 }),
+  },
+};
+
+/** A stored event that cannot be read as any version of its type. */
+export class UnreadableEventError extends RuntimeError {
+  static override readonly brand: string = "UnreadableEventError";
+  declare readonly code: "unreadable_event";
+  constructor(runId: string, seq: number, detail: string) {
+    super("unreadable_event", `Event ${seq} of run ${runId} cannot be decoded: ${detail}`);
+  }
+}
+
+const isEventType = (type: string): type is RunEventType => Object.hasOwn(payloadSchemas, type);
+
+/**
+ * Decodes a stored event of any past version into the current catalogue, or
+ * throws {@link UnreadableEventError} naming what is wrong.
+ */
+export function decodeRunEvent(
+  runId: string,
+  stored: { seq: number; type: string; version: number; payload: unknown; at: string },
+): StoredRunEvent {
+  const { seq, type, version } = stored;
+  if (!isEventType(type)) throw new UnreadableEventError(runId, seq, `unknown type ${JSON.stringify(type)}`);
+  const current = RUN_EVENT_VERSIONS[type];
+  if (!Number.isInteger(version) || version < 1 || version > current) {
+    throw new UnreadableEventError(runId, seq, `${type} version ${version} is newer than this server knows`);
+  }
+  let payload = (stored.payload ?? {}) as Record<string, unknown>;
+  for (let from = version; from < current; from += 1) {
+    const upgrade = UPGRADES[type]?.[from];
+    if (upgrade) payload = upgrade(payload);
+  }
+  const parsed = payloadSchemas[type].safeParse(payload);
+  if (!parsed.success) throw new UnreadableEventError(runId, seq, `${type}: ${describeFirstIssue(parsed.error)}`);
+  return { seq, at: stored.at, type, payload: parsed.data } as StoredRunEvent;
+}
+
+// Events whose payloads are drawn from what a store is given: built here, so
+// every store emits exactly the same thing.
+
+export function stepPlannedEvent(step: NewStep, modelCalls: number): RunEventOf<"step_planned"> {
+  return {
+    type: "step_planned",
+    payload: {
+      stepIndex: step.index,
+      modelCalls,
+      text: step.text,
+      plan: step.plan,
+      metrics: step.metrics,
+      calls: step.calls.map(({ call, status, error }) => ({
+        batchIndex: call.batchIndex,
+        id: call.id,
+        name: call.name,
+        arguments: call.arguments,
+        resourceClass: call.resourceClass,
+        isGated: call.isGated,
+        status,
+        error,
+      })),
+    },
+  };
+}
+
+export function callsInvalidatedEvent(
+  stepIndex: number,
+  outcomes: ReadonlyArray<{ batchIndex: number; outcome: CallOutcome }>,
+  reason: string,
+): RunEventOf<"calls_invalidated"> {
+  return {
+    type: "calls_invalidated",
+    payload: {
+      stepIndex,
+      reason,
+      calls: outcomes.map(({ batchIndex, outcome }) => ({
+        batchIndex,
+        status: outcome.status,
+        error: outcome.error,
+      })),
+    },
+  };
+}
+
+export function awaitingApprovalEvent(state: SuspendedState): RunEventOf<"awaiting_approval"> {
+  return {
+    type: "awaiting_approval",
+    payload: { stepIndex: state.stepIndex, turnDigest: state.pending.turnDigest, calls: state.pending.calls },
+  };
+}
+
+/** An event as the SSE stream sends it: stamped with the version its payload is now in. */
+export function toWireEvent(event: StoredRunEvent) {
+  return { seq: event.seq, type: event.type, version: RUN_EVENT_VERSIONS[event.type], payload: event.payload, at: event.at };
+}

@@ -1,0 +1,147 @@
+import { cancelRun, startCancelRun } from "../coordinator/cancel-run";
+import type { CoordinatorDependencies } from "../coordinator/coordinator-dependencies";
+import { type Decision, decide, startDecision } from "../coordinator/decide";
+import type { Model } from "../model/model";
+import { describeFirstIssue, UnreadableRunError } from "../run/persisted-schemas";
+import type { RunEnvironment } from "../run/run-environment";
+import { driveRun } from "../run/run-loop";
+import type { RunRecord, RunStore } from "../run/run-store";
+import type { RunStatus } from "../run/run-types";
+import { type Scenario, scenarioSchema } from "../scenario/scenario-schema";
+import { createToolRegistry } from "../tools/tool-registry";
+import { normalizeWorkspacePath, type ToolContext } from "../tools/workspace";
+import { DEFAULT_LIMITS, type Limits } from "../types";
+import { readRunReport } from "../view/run-report";
+import { foldRunEvents } from "../view/run-view";
+
+/** What a host provides to run scenarios on a store. */
+export interface RunHostOptions {
+  store: RunStore;
+  /** The model a run's scenario names. */
+  createModel(scenario: Scenario): Model;
+  /** The tools' view of a run's workspace, memory and tasks. */
+  createToolContext(runId: string, signal: AbortSignal): ToolContext;
+  /** How long a worker's claim on a run holds before another instance may take it over. */
+  leaseMs: number;
+  /** Separation of duties for every run, whatever its scenario says. */
+  requireDistinctApprover?: boolean;
+  log?(message: string, detail?: Record<string, unknown>): void;
+}
+
+/** Who starts a run, when a person does (the CLI runs headless, as nobody). */
+export interface RunStarter {
+  id: string;
+  name: string;
+}
+
+export interface StartedRun {
+  runId: string;
+  /** Settles when this worker stops driving the run (it waits, or it ended). */
+  settled: Promise<RunStatus>;
+}
+
+/**
+ * Runs scenarios on a store: starts runs, drives them, applies decisions and
+ * cancellations through the one coordinator, and reads them back as views and
+ * reports. The server wraps one over the database; tests use one over the
+ * in-memory store. Nothing here knows which.
+ */
+export function createRunHost(options: RunHostOptions) {
+  const { store } = options;
+  const stepControllers = new Map<string, AbortController>();
+
+  function stepSignal(runId: string): AbortSignal {
+    let controller = stepControllers.get(runId);
+    if (!controller || controller.signal.aborted) {
+      controller = new AbortController();
+      stepControllers.set(runId, controller);
+    }
+    return controller.signal;
+  }
+
+  function createEnvironment(run: RunRecord, claimToken: string): RunEnvironment {
+    const scenario = decodeStoredScenario(run);
+    return {
+      runId: run.id,
+      claimToken,
+      store,
+      model: options.createModel(scenario),
+      registry: createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals }),
+      limits: run.limits,
+      stepSignal: () => stepSignal(run.id),
+      createToolContext: (signal) => options.createToolContext(run.id, signal),
+      log: options.log,
+    };
+  }
+
+  const coordinator: CoordinatorDependencies & { abortInProcess(runId: string): void } = {
+    store,
+    createEnvironment,
+    createClaimToken: () => crypto.randomUUID(),
+    leaseMs: options.leaseMs,
+    requiresDistinctApprover: (run) =>
+      options.requireDistinctApprover === true ||
+      decodeStoredScenario(run).policy?.requireDistinctApprover === true,
+    log: options.log,
+    abortInProcess: (runId) => stepControllers.get(runId)?.abort(),
+  };
+
+  async function startRun(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
+    const limits: Limits = { ...DEFAULT_LIMITS, ...scenario.limits };
+    const runId = crypto.randomUUID();
+    const claimToken = crypto.randomUUID();
+    await store.createRun({
+      id: runId,
+      name: scenario.name,
+      scenario,
+      limits,
+      claimToken,
+      leaseMs: options.leaseMs,
+      startedBy,
+      // The scenario schema has already refused paths that leave the workspace.
+      files: Object.entries(scenario.workspace).map(([path, content]) => ({
+        path: normalizeWorkspacePath(path),
+        content,
+      })),
+    });
+    const run = await store.getRun(runId);
+    if (!run) throw new Error(`run ${runId} vanished after it was stored`);
+    const settled = driveRun(createEnvironment(run, claimToken), {
+      transcript: scenario.model.kind === "openai-compatible" ? [{ role: "user", text: scenario.model.prompt }] : [],
+      modelCalls: 0,
+      nextStepIndex: 0,
+    });
+    return { runId, settled };
+  }
+
+  return {
+    startRun,
+    /** Applies a decision and answers once the run next waits or ends (HTTP API, CLI). */
+    decide: (runId: string, decision: Decision) => decide(runId, decision, coordinator),
+    /** Applies a decision and answers once it has taken effect; the run goes on in `settled`. */
+    startDecision: (runId: string, decision: Decision) => startDecision(runId, decision, coordinator),
+    /** Cancels a turn or the run and answers once the run next waits or ends (or, if it is running, at once). */
+    cancelRun: (runId: string, scope: "turn" | "run") => cancelRun(runId, scope, coordinator),
+    /** Cancels and answers once the cancellation has taken effect; the run goes on in `settled`. */
+    startCancelRun: (runId: string, scope: "turn" | "run") => startCancelRun(runId, scope, coordinator),
+    /** Aborts what this process has in flight for a run (a model call, tools) after a cancel elsewhere. */
+    abortInProcess: coordinator.abortInProcess,
+    getRun: (runId: string) => store.getRun(runId),
+    readEvents: (runId: string, afterSeq: number) => store.readEvents(runId, afterSeq),
+    async loadView(runId: string) {
+      const events = await store.readEvents(runId, 0);
+      // Every run starts with run_started in the transaction that creates it.
+      return events.length === 0 ? null : foldRunEvents(runId, events);
+    },
+    getReport: (runId: string) => readRunReport(store, runId),
+  };
+}
+
+export type RunHost = ReturnType<typeof createRunHost>;
+
+/** A run's stored scenario, decoded: it was valid when the run started, and must still be. */
+export function decodeStoredScenario(run: RunRecord): Scenario {
+  const parsed = scenarioSchema.safeParse(run.scenario);
+  if (!parsed.success) throw new UnreadableRunError(run.id, `scenario: ${describeFirstIssue(parsed.error)}`);
+  return parsed.data;
+}

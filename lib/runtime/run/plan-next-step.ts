@@ -1,0 +1,149 @@
+import type { ModelToolCall, TranscriptEntry } from "../model/model";
+import { type BatchPlanning, planBatch } from "../plan-batch";
+import type { PreflightedCall } from "../preflight";
+import type { Plan, PlanProblem, ToolCall } from "../types";
+import type { RunEnvironment } from "./run-environment";
+import type { CallOutcome } from "./run-types";
+import { computeStepMetrics } from "./step-metrics";
+import type { StepProgress } from "./suspended-state";
+
+/** Where the run stands between steps. */
+export interface Between {
+  transcript: TranscriptEntry[];
+  modelCalls: number;
+  nextStepIndex: number;
+}
+
+/** What asking the model for the next step came to. */
+export type NextStep =
+  /** An executable step, stored with its calls and ready to run from its first segment. */
+  | { kind: "execute"; progress: StepProgress; modelCalls: number }
+  /** The batch was sent back: the transcript now ends with the repair notice. */
+  | { kind: "repair"; transcript: TranscriptEntry[]; modelCalls: number; problems: PlanProblem[] }
+  /** A cancellation aborted the model call: the turn (ask again) or the whole run. */
+  | { kind: "cancelled"; scope: "turn" | "run" };
+
+/**
+ * One model completion, planned (SPEC §3) and stored as step
+ * `between.nextStepIndex` with its calls and planned metrics. A repair
+ * dispatches nothing and sends the model a notice listing every problem.
+ */
+export async function planNextStep(environment: RunEnvironment, between: Between): Promise<NextStep> {
+  const { store, runId, registry, limits } = environment;
+  const signal = environment.stepSignal();
+  let completion: Awaited<ReturnType<typeof environment.model.complete>>;
+  try {
+    completion = await environment.model.complete({
+      transcript: between.transcript,
+      tools: registry.list().map(({ name, description, parameters }) => ({ name, description, parameters })),
+      completionIndex: between.modelCalls,
+      signal,
+    });
+  } catch (error) {
+    // A cancellation aborts the model call: that is the cancel taking effect, not the model failing.
+    const cancelled = signal.aborted ? await store.takeCancelRequest(runId) : null;
+    if (cancelled) return { kind: "cancelled", scope: cancelled };
+    throw error;
+  }
+  const modelCalls = between.modelCalls + 1;
+  const stepIndex = between.nextStepIndex;
+  const calls = normalizeCalls(completion.calls, stepIndex);
+  const { plan, calls: preflighted } = calls.length === 0 ? EMPTY_BATCH : planBatch(calls, registry, limits);
+  const transcript: TranscriptEntry[] = [
+    ...between.transcript,
+    { role: "assistant", text: completion.text, calls },
+  ];
+  const outcomes = notDispatchedOutcomes(plan, preflighted);
+  const metrics = computeStepMetrics(plan, calls.length, limits, { completedWaves: 0, invalidatedCount: 0 });
+  await store.recordStep(
+    runId,
+    {
+      index: stepIndex,
+      text: completion.text,
+      plan,
+      metrics,
+      calls: preflighted.map((call) => ({
+        call,
+        status: outcomes[call.batchIndex]?.status ?? "pending",
+        error: outcomes[call.batchIndex]?.error ?? null,
+      })),
+    },
+    modelCalls,
+  );
+
+  if (plan.kind === "repair") {
+    await store.finishStep(runId, stepIndex, metrics);
+    return {
+      kind: "repair",
+      transcript: [...transcript, { role: "repair_notice", text: formatRepairNotice(plan.problems) }],
+      modelCalls,
+      problems: plan.problems,
+    };
+  }
+  return {
+    kind: "execute",
+    modelCalls,
+    progress: { stepIndex, calls: preflighted, plan, nextSegment: 0, completedWaves: 0, outcomes, transcript },
+  };
+}
+
+/**
+ * A completion without tool calls is sent back like a repair: the run only
+ * ends through `finish`, and the repair bound stops a model that never calls it.
+ */
+const EMPTY_BATCH: BatchPlanning = {
+  plan: {
+    kind: "repair",
+    segments: [],
+    problems: [
+      {
+        batchIndex: null,
+        code: "no_tool_calls",
+        message: "The response had no tool calls: call finish to end the run, or reply to answer and go on.",
+      },
+    ],
+  },
+  calls: [],
+};
+
+/**
+ * Outcomes known at planning time: every call of a repair plan, and each call
+ * an execute plan lists as a problem, is settled `not_dispatched` with its
+ * problem as the error (SPEC §3 rules 1b–6).
+ */
+function notDispatchedOutcomes(plan: Plan, calls: readonly PreflightedCall[]): Record<string, CallOutcome> {
+  const problemOf = new Map(plan.problems.map((problem) => [problem.batchIndex, problem]));
+  const outcomes: Record<string, CallOutcome> = {};
+  for (const call of calls) {
+    const problem = problemOf.get(call.batchIndex) ?? (plan.kind === "repair" ? BATCH_SENT_BACK : undefined);
+    if (problem) {
+      outcomes[call.batchIndex] = {
+        status: "not_dispatched",
+        result: null,
+        error: { code: problem.code, message: problem.message },
+      };
+    }
+  }
+  return outcomes;
+}
+
+const BATCH_SENT_BACK = { code: "repair", message: "The batch was sent back for repair." };
+
+/** Gives every call its place in the batch and an id (the model's, or `call_<step>_<index>`). */
+export function normalizeCalls(calls: readonly ModelToolCall[], stepIndex: number): ToolCall[] {
+  return calls.map((call, batchIndex) => ({
+    id: call.id && call.id.length > 0 ? call.id : `call_${stepIndex}_${batchIndex}`,
+    name: call.name,
+    arguments: call.arguments,
+    batchIndex,
+  }));
+}
+
+/** The notice a model gets instead of results when its batch is refused: every problem, one per line. */
+export function formatRepairNotice(problems: readonly PlanProblem[]): string {
+  const lines = problems.map(
+    (problem) =>
+      `- ${problem.batchIndex === null ? "batch" : `call ${problem.batchIndex}`}: [${problem.code}] ${problem.message}`,
+  );
+  return `None of your tool calls were executed. Send a corrected response that fixes every problem:\n${lines.join("\n")}`;
+}

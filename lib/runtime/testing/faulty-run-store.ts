@@ -1,0 +1,49 @@
+/**
+ * Store failures on demand (SPEC §5 fault injection), for tests and for the
+ * demos of a server started with PLAYGROUND_FAULTS=1. A decorator over any
+ * `RunStore`: the stores themselves know nothing of it.
+ */
+import type { RunStore } from "../run/run-store";
+
+export type FaultTarget = "approvals" | "steps";
+
+/** How many of the next stores of each kind must fail. */
+export interface FaultRegistry {
+  arm(target: FaultTarget, failNext: number): void;
+  armed(): Record<FaultTarget, number>;
+  /** True when the next store of `target` must fail (and consumes one armed failure). */
+  take(target: FaultTarget): boolean;
+}
+
+export function createFaultRegistry(): FaultRegistry {
+  const armed: Record<FaultTarget, number> = { approvals: 0, steps: 0 };
+  return {
+    arm: (target, failNext) => {
+      armed[target] = failNext;
+    },
+    armed: () => ({ ...armed }),
+    take: (target) => {
+      if (armed[target] <= 0) return false;
+      armed[target] -= 1;
+      return true;
+    },
+  };
+}
+
+/**
+ * The store, failing as armed: the next armed approval records are refused
+ * (the audit is unavailable), and the next armed call outcomes cannot be
+ * stored. Nothing of a refused write is stored.
+ */
+export function withInjectedFaults(store: RunStore, faults: FaultRegistry): RunStore {
+  return {
+    ...store,
+    async recordApproval(record) {
+      return faults.take("approvals") ? false : store.recordApproval(record);
+    },
+    async settleCall(...args) {
+      if (faults.take("steps")) throw new Error("injected fault: the step record could not be stored");
+      return store.settleCall(...args);
+    },
+  };
+}

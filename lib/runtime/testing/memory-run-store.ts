@@ -1,0 +1,287 @@
+/**
+ * A `RunStore` in memory, for tests and benchmarks of the runtime alone. It
+ * keeps the database store's promises (the contract suite checks both): each
+ * method's changes and its event happen together or not at all, seqs are
+ * gap-free, claim tokens fence every write of a holder, and what is stored is
+ * a JSON copy, so a caller mutating what it passed or read changes nothing.
+ */
+import {
+  awaitingApprovalEvent,
+  callsInvalidatedEvent,
+  decodeRunEvent,
+  RUN_EVENT_VERSIONS,
+  type RunEvent,
+  type StoredRunEvent,
+  stepPlannedEvent,
+} from "../events/run-events";
+import { LostClaimError } from "../run/run-errors";
+import type { RunRecord, RunStore, StoredApproval } from "../run/run-store";
+import type { CallOutcome, CallStatus, RunError, RunStatus } from "../run/run-types";
+
+interface StoredRun {
+  record: RunRecord;
+  name: string;
+  claimToken: string | null;
+  leaseExpiresAt: number | null;
+  cancelRequested: "turn" | "run" | null;
+  error: RunError | null;
+  waitingSince: string | null;
+  events: Array<{ seq: number; type: RunEvent["type"]; version: number; payload: unknown; at: string }>;
+  approvals: StoredApproval[];
+  files: Map<string, string>;
+  calls: Map<string, { status: CallStatus; outcome: CallOutcome | null; startSeq: number | null; settleSeq: number | null }>;
+}
+
+/** The in-memory store, with what a test may want to look at beyond the port. */
+export interface MemoryRunStore extends RunStore {
+  /** The run's workspace files as the run was created with them. */
+  initialFiles(runId: string): Record<string, string>;
+  /** The whole stored row, as a test inspects a database row: the record plus claim, lease and error. */
+  inspect(runId: string): RunRecord & {
+    claimToken: string | null;
+    leaseExpiresAt: number | null;
+    error: RunError | null;
+  };
+  /** Replaces a run's stored state, as a bad deploy or a hand edit would (fault tests). */
+  overwriteState(runId: string, state: unknown): void;
+}
+
+const copy = <T>(value: T): T => (value === undefined ? value : JSON.parse(JSON.stringify(value)));
+const callKey = (stepIndex: number, batchIndex: number) => `${stepIndex}:${batchIndex}`;
+
+export function createMemoryRunStore(options: { now?: () => number } = {}): MemoryRunStore {
+  const now = options.now ?? Date.now;
+  const runs = new Map<string, StoredRun>();
+
+  function append(run: StoredRun, event: RunEvent): number {
+    const seq = run.events.length + 1;
+    run.events.push({
+      seq,
+      type: event.type,
+      version: RUN_EVENT_VERSIONS[event.type],
+      payload: copy(event.payload),
+      at: new Date(now()).toISOString(),
+    });
+    return seq;
+  }
+
+  function existing(runId: string): StoredRun {
+    const run = runs.get(runId);
+    if (!run) throw new Error(`no run ${runId}`);
+    return run;
+  }
+
+  /** The run, if `claimToken` holds it and it is RUNNING; otherwise the claim is lost. */
+  function held(runId: string, claimToken: string): StoredRun {
+    const run = runs.get(runId);
+    if (!run || run.claimToken !== claimToken || run.record.status !== "RUNNING") throw new LostClaimError(runId);
+    return run;
+  }
+
+  function setStatus(run: StoredRun, status: RunStatus) {
+    run.record = { ...run.record, status };
+  }
+
+  function call(run: StoredRun, stepIndex: number, batchIndex: number) {
+    const found = run.calls.get(callKey(stepIndex, batchIndex));
+    if (!found) throw new Error(`no call ${batchIndex} in step ${stepIndex} of run ${run.record.id}`);
+    return found;
+  }
+
+  return {
+    async createRun(newRun) {
+      if (runs.has(newRun.id)) throw new Error(`run ${newRun.id} already exists`);
+      const run: StoredRun = {
+        record: {
+          id: newRun.id,
+          status: "RUNNING",
+          scenario: copy(newRun.scenario),
+          limits: copy(newRun.limits),
+          modelCalls: 0,
+          state: null,
+          startedById: newRun.startedBy?.id ?? null,
+        },
+        name: newRun.name,
+        claimToken: newRun.claimToken,
+        leaseExpiresAt: now() + newRun.leaseMs,
+        cancelRequested: null,
+        error: null,
+        waitingSince: null,
+        events: [],
+        approvals: [],
+        files: new Map(newRun.files.map((file) => [file.path, file.content])),
+        calls: new Map(),
+      };
+      append(run, {
+        type: "run_started",
+        payload: { name: newRun.name, limits: newRun.limits, startedBy: newRun.startedBy },
+      });
+      runs.set(newRun.id, run);
+    },
+
+    async getRun(runId) {
+      const run = runs.get(runId);
+      return run ? copy(run.record) : null;
+    },
+
+    async readEvents(runId, afterSeq) {
+      const run = runs.get(runId);
+      if (!run) return [];
+      return run.events
+        .filter((event) => event.seq > afterSeq)
+        .map((event): StoredRunEvent => decodeRunEvent(runId, copy(event)));
+    },
+
+    async listApprovals(runId) {
+      return copy(runs.get(runId)?.approvals ?? []);
+    },
+
+    async appendEvent(runId, event) {
+      return append(existing(runId), event);
+    },
+
+    async recordStep(runId, step, modelCalls) {
+      const run = existing(runId);
+      if (step.calls.some(({ call }) => run.calls.has(callKey(step.index, call.batchIndex)))) {
+        throw new Error(`step ${step.index} of run ${runId} is already stored`);
+      }
+      for (const { call, status } of step.calls) {
+        run.calls.set(callKey(step.index, call.batchIndex), {
+          status,
+          outcome: null,
+          startSeq: null,
+          settleSeq: null,
+        });
+      }
+      run.record = { ...run.record, modelCalls };
+      append(run, stepPlannedEvent(step, modelCalls));
+    },
+
+    async startCall(runId, stepIndex, batchIndex) {
+      const run = existing(runId);
+      const stored = call(run, stepIndex, batchIndex);
+      const seq = append(run, { type: "call_started", payload: { stepIndex, batchIndex } });
+      stored.status = "running";
+      stored.startSeq = seq;
+      return seq;
+    },
+
+    async settleCall(runId, stepIndex, batchIndex, outcome) {
+      const run = existing(runId);
+      const stored = call(run, stepIndex, batchIndex);
+      const seq = append(run, { type: "call_settled", payload: { stepIndex, batchIndex, ...outcome } });
+      stored.status = outcome.status;
+      stored.outcome = copy(outcome);
+      stored.settleSeq = seq;
+      return seq;
+    },
+
+    async invalidateCalls(runId, stepIndex, outcomes, reason) {
+      const run = existing(runId);
+      const stored = outcomes.map(({ batchIndex }) => call(run, stepIndex, batchIndex));
+      outcomes.forEach(({ outcome }, index) => {
+        const target = stored[index];
+        if (target) {
+          target.status = outcome.status;
+          target.outcome = copy(outcome);
+        }
+      });
+      append(run, callsInvalidatedEvent(stepIndex, outcomes, reason));
+    },
+
+    async finishStep(runId, stepIndex, metrics) {
+      append(existing(runId), { type: "step_finished", payload: { stepIndex, metrics } });
+    },
+
+    async suspendRun(runId, claimToken, state) {
+      const run = held(runId, claimToken);
+      run.record = { ...run.record, status: "WAITING_FOR_APPROVAL", state: copy(state) };
+      run.waitingSince = new Date(now()).toISOString();
+      run.claimToken = null;
+      run.leaseExpiresAt = null;
+      append(run, awaitingApprovalEvent(state));
+    },
+
+    async finishRun(runId, claimToken, status, error: RunError | null) {
+      const run = held(runId, claimToken);
+      run.record = { ...run.record, status, state: null };
+      run.error = copy(error);
+      run.claimToken = null;
+      run.leaseExpiresAt = null;
+      run.cancelRequested = null;
+      append(run, { type: "run_finished", payload: { status, error } });
+    },
+
+    async forceFail(runId, error) {
+      const run = runs.get(runId);
+      if (!run || (run.record.status !== "RUNNING" && run.record.status !== "WAITING_FOR_APPROVAL")) return false;
+      // The state is kept: an operator inspects what could not be decoded.
+      setStatus(run, "FAILED");
+      run.error = copy(error);
+      run.claimToken = null;
+      run.leaseExpiresAt = null;
+      append(run, { type: "run_finished", payload: { status: "FAILED", error } });
+      return true;
+    },
+
+    async takeCancelRequest(runId) {
+      const run = runs.get(runId);
+      const requested = run?.cancelRequested ?? null;
+      if (run) run.cancelRequested = null;
+      return requested;
+    },
+
+    async requestCancel(runId, scope) {
+      const run = runs.get(runId);
+      if (!run || run.record.status !== "RUNNING") return false;
+      // A pending "run" request is never weakened to "turn".
+      run.cancelRequested = run.cancelRequested === "run" ? "run" : scope;
+      return true;
+    },
+
+    async claimWaitingRun(runId, claimToken, leaseMs) {
+      const run = runs.get(runId);
+      if (!run || run.record.status !== "WAITING_FOR_APPROVAL") return null;
+      setStatus(run, "RUNNING");
+      run.claimToken = claimToken;
+      run.leaseExpiresAt = now() + leaseMs;
+      return copy(run.record);
+    },
+
+    async releaseRun(runId, claimToken, state, event) {
+      const run = runs.get(runId);
+      if (!run || run.claimToken !== claimToken || run.record.status !== "RUNNING") return false;
+      run.record = { ...run.record, status: "WAITING_FOR_APPROVAL", state: copy(state) };
+      run.claimToken = null;
+      run.leaseExpiresAt = null;
+      append(run, event);
+      return true;
+    },
+
+    async recordApproval({ runId, ...approval }) {
+      const run = runs.get(runId);
+      if (!run) return false;
+      run.approvals.push({ ...copy(approval), decidedAt: new Date(now()).toISOString() });
+      return true;
+    },
+
+    initialFiles(runId) {
+      return Object.fromEntries(existing(runId).files);
+    },
+
+    inspect(runId) {
+      const run = existing(runId);
+      return copy({
+        ...run.record,
+        claimToken: run.claimToken,
+        leaseExpiresAt: run.leaseExpiresAt,
+        error: run.error,
+      });
+    },
+
+    overwriteState(runId, state) {
+      const run = existing(runId);
+      run.record = { ...run.record, state: copy(state) };
+    },
+  };
+}

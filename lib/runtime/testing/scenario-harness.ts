@@ -1,0 +1,45 @@
+/**
+ * One in-memory store and run host for a test file: scenarios run exactly as
+ * on the server, without a database. Faults are armed by tests;
+ * `serviceWith` gives a host over the same store behind a test's decorator.
+ */
+import type { RunStore } from "../run/run-store";
+import { validateScenario } from "../scenario/parse-scenario";
+import type { Scenario, ScenarioInput } from "../scenario/scenario-schema";
+import { createFaultRegistry, withInjectedFaults } from "./faulty-run-store";
+import { createMemoryRunHost, type MemoryRunHost } from "./memory-run-host";
+import { createMemoryRunStore } from "./memory-run-store";
+import type { MemoryToolContext } from "./memory-tool-context";
+
+export function openMemoryHarness() {
+  const store = createMemoryRunStore();
+  const contexts = new Map<string, MemoryToolContext>();
+  const faults = createFaultRegistry();
+  const serviceWith = (wrapStore?: (store: RunStore) => RunStore): MemoryRunHost =>
+    createMemoryRunHost({
+      store,
+      contexts,
+      wrapStore: (inner) => {
+        const faulty = withInjectedFaults(inner, faults);
+        return wrapStore ? wrapStore(faulty) : faulty;
+      },
+    });
+  const service = serviceWith();
+  return {
+    service,
+    serviceWith,
+    faults,
+    store,
+    events: (runId: string) => store.readEvents(runId, 0),
+    close: async () => {},
+  };
+}
+
+export type MemoryHarness = ReturnType<typeof openMemoryHarness>;
+
+/** A scenario from an object literal; throws on anything the schema refuses. */
+export function buildScenario(input: ScenarioInput): Scenario {
+  const result = validateScenario(input);
+  if (!result.ok) throw new Error(JSON.stringify(result.issues));
+  return result.scenario;
+}

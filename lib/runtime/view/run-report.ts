@@ -1,0 +1,113 @@
+import type { RunStore, StoredApproval } from "../run/run-store";
+import type { CallStatus, PendingTurn, RunError, RunStatus, StepMetrics } from "../run/run-types";
+import type { Plan } from "../types";
+import { type DecisionView, foldRunEvents, type RunView } from "./run-view";
+
+/** The run report of SPEC §8: a public contract read by scripts. */
+export interface RunReport {
+  runId: string;
+  name: string;
+  status: RunStatus;
+  error: RunError | null;
+  modelCalls: number;
+  pending: PendingTurn | null;
+  steps: Array<{
+    index: number;
+    text: string | null;
+    plan: Plan;
+    calls: Array<{
+      batchIndex: number;
+      id: string;
+      name: string;
+      arguments: string;
+      status: CallStatus;
+      startSeq: number | null;
+      settleSeq: number | null;
+      result: unknown;
+      error: RunError | null;
+    }>;
+    metrics: StepMetrics;
+  }>;
+  /** The signed-in person who started the run; null for headless runs. */
+  startedBy: { id: string; name: string } | null;
+  decisions: Array<{
+    turnDigest: string;
+    approve: boolean;
+    /** Who decided: the signed-in person's name, and their user id (null in headless runs). */
+    actor: string;
+    actorId: string | null;
+    reason: string | null;
+    outcome: "executed" | "denied";
+    /** False for a decision the audit could not store (one that executed no write). */
+    audited: boolean;
+    decidedAt: string;
+  }>;
+}
+
+/**
+ * The report of a run: its folded events, with decisions taken from the
+ * append-only approvals audit. A decision the audit could not store (which
+ * went on only because it executed no write) is listed from its event, marked
+ * `audited: false`, so the report names every decision that took effect.
+ */
+export function buildRunReport(view: RunView, approvals: readonly StoredApproval[]): RunReport {
+  const audited = approvals.map((approval) => ({
+    turnDigest: approval.turnDigest,
+    approve: approval.approve,
+    actor: approval.actor,
+    actorId: approval.actorId,
+    reason: approval.reason,
+    outcome: approval.approve ? ("executed" as const) : ("denied" as const),
+    audited: true,
+    decidedAt: approval.decidedAt,
+  }));
+  const unaudited = view.decisions.filter((decision) => !decision.audited).map(unauditedDecision);
+  return {
+    runId: view.runId,
+    name: view.name,
+    status: view.status,
+    error: view.error,
+    modelCalls: view.modelCalls,
+    startedBy: view.startedBy,
+    pending: view.pending ? { turnDigest: view.pending.turnDigest, calls: view.pending.calls } : null,
+    steps: view.steps.map((step) => ({
+      index: step.index,
+      text: step.text,
+      plan: step.plan,
+      calls: step.calls.map((call) => ({
+        batchIndex: call.batchIndex,
+        id: call.id,
+        name: call.name,
+        arguments: call.arguments,
+        // A live view's `running` never reaches a report of a run at rest; a run read mid-step shows it as it is.
+        status: call.status,
+        startSeq: call.startSeq,
+        settleSeq: call.settleSeq,
+        result: call.result,
+        error: call.error,
+      })),
+      metrics: step.metrics,
+    })),
+    decisions: [...audited, ...unaudited].sort((a, b) => a.decidedAt.localeCompare(b.decidedAt)),
+  };
+}
+
+function unauditedDecision(decision: DecisionView): RunReport["decisions"][number] {
+  return {
+    turnDigest: decision.turnDigest,
+    approve: decision.approve,
+    actor: decision.actor,
+    actorId: decision.actorId,
+    reason: decision.reason,
+    outcome: decision.outcome,
+    audited: false,
+    decidedAt: decision.at,
+  };
+}
+
+/** The report of a stored run, or null when there is no such run (every run starts with `run_started`). */
+export async function readRunReport(store: RunStore, runId: string): Promise<RunReport | null> {
+  const events = await store.readEvents(runId, 0);
+  if (events.length === 0) return null;
+  return buildRunReport(foldRunEvents(runId, events), await store.listApprovals(runId));
+}

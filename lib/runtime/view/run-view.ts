@@ -1,0 +1,202 @@
+/**
+ * What the live run page shows, as the one fold of a run's events.
+ *
+ * The server folds the events it has stored to render a page and build the
+ * report; the browser folds the same events as they stream in. One function,
+ * so a page built from a snapshot, a page that watched every event and the
+ * report agree. It projects what the runtime already decided, never a second
+ * copy of a rule. Pure data, importable on both sides.
+ */
+import type { StoredRunEvent } from "../events/run-events";
+import type { CallStatus, PendingTurn, RunError, RunStatus, StepMetrics } from "../run/run-types";
+import type { Limits, Plan, ResourceClass } from "../types";
+
+export interface CallView {
+  batchIndex: number;
+  id: string;
+  name: string;
+  /** Raw arguments exactly as the model emitted them. */
+  arguments: string;
+  resourceClass: ResourceClass | null;
+  isGated: boolean;
+  status: CallStatus;
+  result: unknown;
+  error: RunError | null;
+  /** Seq of the call's `call_started` / `call_settled` event; null until then (and for calls never started). */
+  startSeq: number | null;
+  settleSeq: number | null;
+}
+
+export interface StepView {
+  index: number;
+  text: string | null;
+  plan: Plan;
+  metrics: StepMetrics;
+  calls: CallView[];
+  isFinished: boolean;
+}
+
+export interface PendingTurnView extends PendingTurn {
+  stepIndex: number;
+}
+
+export interface DecisionView {
+  seq: number;
+  stepIndex: number;
+  turnDigest: string;
+  approve: boolean;
+  actor: string;
+  actorId: string | null;
+  reason: string | null;
+  outcome: "executed" | "denied";
+  audited: boolean;
+  /** ISO time the decision was recorded. */
+  at: string;
+}
+
+export interface RunView {
+  runId: string;
+  name: string;
+  status: RunStatus;
+  limits: Limits | null;
+  error: RunError | null;
+  /** Completions the model has returned so far. */
+  modelCalls: number;
+  /** The seq of the last event folded in; the stream resumes after it. */
+  lastSeq: number;
+  steps: StepView[];
+  /** The turn waiting for a decision, while the run waits. */
+  pending: PendingTurnView | null;
+  decisions: DecisionView[];
+  /** Who started the run, when a signed-in person did. */
+  startedBy: { id: string; name: string } | null;
+  /** Every event folded in, in seq order: the page's event log. */
+  log: Array<{ seq: number; type: StoredRunEvent["type"]; at: string }>;
+}
+
+export function emptyRunView(runId: string): RunView {
+  return {
+    runId,
+    name: "",
+    status: "RUNNING",
+    limits: null,
+    error: null,
+    modelCalls: 0,
+    lastSeq: 0,
+    steps: [],
+    pending: null,
+    decisions: [],
+    startedBy: null,
+    log: [],
+  };
+}
+
+/** Where an event sits relative to a view: already folded, the next one, or after a gap. */
+export function classifyEvent(view: RunView, seq: number): "duplicate" | "next" | "gap" {
+  if (seq <= view.lastSeq) return "duplicate";
+  return seq === view.lastSeq + 1 ? "next" : "gap";
+}
+
+/**
+ * Folds one event into a view. Events at or below `lastSeq` are ignored, so a
+ * replay that overlaps what was already seen changes nothing. The caller
+ * checks {@link classifyEvent} for gaps; folding across a gap would show a
+ * state that never existed.
+ */
+export function applyRunEvent(view: RunView, event: StoredRunEvent): RunView {
+  if (event.seq <= view.lastSeq) return view;
+  return {
+    ...applyEvent(view, event),
+    lastSeq: event.seq,
+    log: [...view.log, { seq: event.seq, type: event.type, at: event.at }],
+  };
+}
+
+export function foldRunEvents(runId: string, events: readonly StoredRunEvent[]): RunView {
+  return events.reduce(applyRunEvent, emptyRunView(runId));
+}
+
+function applyEvent(view: RunView, event: StoredRunEvent): RunView {
+  switch (event.type) {
+    case "run_started": {
+      const { name, limits, startedBy } = event.payload;
+      return { ...view, name, limits, startedBy, status: "RUNNING" };
+    }
+    case "step_planned": {
+      const { stepIndex, text, plan, metrics, calls, modelCalls } = event.payload;
+      const step: StepView = {
+        index: stepIndex,
+        text,
+        plan,
+        metrics,
+        calls: calls.map((call) => ({ ...call, result: null, startSeq: null, settleSeq: null })),
+        isFinished: false,
+      };
+      return { ...view, modelCalls, steps: [...view.steps, step] };
+    }
+    case "wave_started":
+      return view;
+    case "call_started":
+      return updateCall(view, event.payload, { status: "running", startSeq: event.seq });
+    case "call_settled": {
+      const { status, result, error } = event.payload;
+      return updateCall(view, event.payload, { status, result: result ?? null, error, settleSeq: event.seq });
+    }
+    case "calls_invalidated": {
+      const outcomes = new Map(event.payload.calls.map((call) => [call.batchIndex, call]));
+      return updateStep(view, event.payload.stepIndex, (step) => ({
+        ...step,
+        calls: step.calls.map((call) => {
+          const outcome = outcomes.get(call.batchIndex);
+          return outcome ? { ...call, status: outcome.status, result: null, error: outcome.error } : call;
+        }),
+      }));
+    }
+    case "step_finished":
+      return updateStep(view, event.payload.stepIndex, (step) => ({
+        ...step,
+        metrics: event.payload.metrics,
+        isFinished: true,
+      }));
+    case "awaiting_approval":
+    case "run_released": {
+      const { stepIndex, turnDigest, calls } = event.payload;
+      return { ...view, status: "WAITING_FOR_APPROVAL", pending: { stepIndex, turnDigest, calls } };
+    }
+    case "run_claimed":
+      // Taken up by a decision or cancellation: no decision can be offered until it waits again.
+      return { ...view, status: "RUNNING", pending: null };
+    case "approval_decided": {
+      const decision: DecisionView = { ...event.payload, seq: event.seq, at: event.at };
+      return { ...view, decisions: [...view.decisions, decision] };
+    }
+    case "run_resumed":
+      return { ...view, status: "RUNNING", pending: null };
+    case "run_finished":
+      return { ...view, status: event.payload.status, error: event.payload.error, pending: null };
+    default:
+      return assertNever(event);
+  }
+}
+
+function assertNever(event: never): never {
+  throw new Error(`no fold for event ${JSON.stringify(event)}`);
+}
+
+function updateStep(view: RunView, stepIndex: number, change: (step: StepView) => StepView): RunView {
+  return {
+    ...view,
+    steps: view.steps.map((step) => (step.index === stepIndex ? change(step) : step)),
+  };
+}
+
+function updateCall(
+  view: RunView,
+  at: { stepIndex: number; batchIndex: number },
+  change: Partial<CallView>,
+): RunView {
+  return updateStep(view, at.stepIndex, (step) => ({
+    ...step,
+    calls: step.calls.map((call) => (call.batchIndex === at.batchIndex ? { ...call, ...change } : call)),
+  }));
+}

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDriverName } from "@/db/testing/test-database";
+import { NotWaitingError, type PendingTurn, type ScenarioInput } from "@/lib/runtime";
+import { buildScenario, openScenarioHarness, type ScenarioHarness } from "./testing/scenario-harness";
+
+// The coordinator's rules are tested on the in-memory store (lib/runtime/coordinator/decide.test.ts).
+// Here: what only a database shows, decisions that really run at once against one row.
+
+let harness: ScenarioHarness;
+beforeAll(async () => {
+  harness = await openScenarioHarness();
+});
+afterAll(() => harness?.close());
+
+const finish = { calls: [{ name: "finish", arguments: { summary: "done" } }] };
+
+const deployTurn = (name: string, delayMs: number): ScenarioInput => ({
+  name,
+  tools: [
+    {
+      name: "deploy",
+      description: "Deploy a service",
+      resourceClass: "write",
+      effect: "NON_IDEMPOTENT_WRITE",
+      approval: "always",
+      delayMs,
+      result: { deployed: true },
+    },
+  ],
+  model: {
+    kind: "scripted",
+    turns: [{ calls: [{ name: "list_files", arguments: {} }, { name: "deploy", arguments: {} }] }, finish],
+  },
+});
+
+async function startWaiting(input: ScenarioInput): Promise<{ runId: string; pending: PendingTurn }> {
+  const { runId, settled } = await harness.service.startRun(buildScenario(input));
+  expect(await settled).toBe("WAITING_FOR_APPROVAL");
+  const report = await harness.service.getReport(runId);
+  if (!report?.pending) throw new Error(`run ${runId} has no pending turn`);
+  return { runId, pending: report.pending };
+}
+
+const approve = (pending: PendingTurn, actor: string) => ({ approve: true, turnDigest: pending.turnDigest, actor });
+
+describe(`concurrent decisions on ${testDriverName}`, () => {
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    "32 concurrent approvals of one turn: exactly one executes it, once",
+    async () => {
+      const { runId, pending } = await startWaiting(deployTurn("race", 50));
+      const barrier = pending.calls[0];
+      expect(barrier?.name).toBe("deploy");
+
+      const results = await Promise.allSettled(
+        Array.from({ length: 32 }, (_, index) => harness.service.decide(runId, approve(pending, `actor-${index}`))),
+      );
+      const fulfilled = results.filter((result) => result.status === "fulfilled");
+      const rejected = results.filter((result) => result.status === "rejected");
+      expect(fulfilled.map((result) => result.value)).toEqual([{ outcome: "executed", status: "COMPLETED" }]);
+      expect(rejected).toHaveLength(31);
+      for (const result of rejected) {
+        expect(NotWaitingError.isInstance(result.reason)).toBe(true);
+        expect(result.reason).toMatchObject({ code: "not_waiting" });
+      }
+      const events = await harness.events(runId);
+      const starts = events.filter(
+        (event) => event.type === "call_started" && event.payload.batchIndex === barrier?.batchIndex,
+      );
+      expect(starts).toHaveLength(1);
+      expect(events.filter((event) => event.type === "approval_decided")).toHaveLength(1);
+      const report = await harness.service.getReport(runId);
+      expect(report?.decisions).toHaveLength(1);
+      expect(report?.steps[0]?.calls.find((call) => call.name === "deploy")).toMatchObject({
+        status: "ok",
+        result: { deployed: true },
+      });
+    },
+  );
+
+  it("a claim on a run another decision holds is refused, whatever the driver", async () => {
+    const { runId, pending } = await startWaiting(deployTurn("sequential", 0));
+    const first = harness.service.decide(runId, approve(pending, "alice"));
+    const second = harness.service.decide(runId, approve(pending, "bob"));
+    const [a, b] = await Promise.allSettled([first, second]);
+    expect([a.status, b.status].sort()).toEqual(["fulfilled", "rejected"]);
+  });
+});
