@@ -35,7 +35,7 @@ export function RunPage({ initialView }: { initialView: RunView }) {
           <h1>{view.name || "Run"}</h1>
           <p className="muted run-id">
             Run <code>{view.runId}</code>
-            {view.startedBy && <> · started by {view.startedBy}</>}
+            {view.startedBy && <> · started by {view.startedBy.name}</>}
           </p>
         </div>
         <div className="run-state">

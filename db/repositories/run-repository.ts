@@ -118,7 +118,10 @@ export function createRunRepository(db: Db): RunStore {
 
     startCall: (runId, stepIndex, batchIndex) =>
       db.transaction(async (tx) => {
-        const seq = await appendEvent(tx, runId, { type: "call_started", payload: { stepIndex, batchIndex } });
+        const seq = await appendEvent(tx, runId, {
+          type: "call_started",
+          payload: { stepIndex, batchIndex },
+        });
         await tx
           .update(toolCalls)
           .set({ status: "running", startSeq: seq })
@@ -268,16 +271,16 @@ export function createRunRepository(db: Db): RunStore {
       try {
         return await db.transaction(async (tx) => {
           const [row] = await tx
-          .update(runs)
-          .set({
-            status: "WAITING_FOR_APPROVAL",
-            state,
-            claimToken: null,
-            leaseExpiresAt: null,
-            // waitingSince stays: a refused decision does not restart the wait.
-          })
-          .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
-          .returning({ id: runs.id });
+            .update(runs)
+            .set({
+              status: "WAITING_FOR_APPROVAL",
+              state,
+              claimToken: null,
+              leaseExpiresAt: null,
+              // waitingSince stays: a refused decision does not restart the wait.
+            })
+            .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
+            .returning({ id: runs.id });
           if (!row) return false;
           await appendEvent(tx, runId, event);
           return true;

@@ -24,23 +24,12 @@ export {
 } from "./coordinator/decision-errors";
 export { declaresWrite, isWriteEffect } from "./declares-write";
 export {
-  createRunHost,
-  decodeStoredScenario,
-  type RunHost,
-  type RunHostOptions,
-  type RunStarter,
-  type StartedRun,
-} from "./host/run-host";
-export { runScenarioHeadless } from "./host/run-scenario-headless";
-export {
   InvalidPlanInputError,
   isRuntimeError,
   RuntimeError,
   ToolConfigurationError,
   ToolError,
 } from "./errors";
-export { findJsonValueProblem, type JsonValueProblem, MAX_JSON_DEPTH, measureJsonDepth } from "./json-limits";
-export { measureBatchPayloadBytes } from "./measure-batch-payload";
 export {
   awaitingApprovalEvent,
   callsInvalidatedEvent,
@@ -56,6 +45,17 @@ export {
   toWireEvent,
   UnreadableEventError,
 } from "./events/run-events";
+export {
+  createRunHost,
+  decodeStoredScenario,
+  type RunHost,
+  type RunHostOptions,
+  type RunStarter,
+  type StartedRun,
+} from "./host/run-host";
+export { runScenarioHeadless } from "./host/run-scenario-headless";
+export { findJsonValueProblem, type JsonValueProblem, MAX_JSON_DEPTH, measureJsonDepth } from "./json-limits";
+export { measureBatchPayloadBytes } from "./measure-batch-payload";
 export type {
   Model,
   ModelCompletion,
@@ -68,12 +68,12 @@ export { createScriptedModel, ScriptExhaustedError, type ScriptedTurn } from "./
 export { type BatchPlanning, planBatch } from "./plan-batch";
 export { type PreflightedCall, preflightCall } from "./preflight";
 export { StepAuditError } from "./run/execute-call";
+export type { BarrierAction } from "./run/execute-step";
+export { decodeLimits, UnreadableRunError } from "./run/persisted-schemas";
+export { formatRepairNotice } from "./run/plan-next-step";
 export type { RunEnvironment } from "./run/run-environment";
 export { LostClaimError, RepairExhaustedError } from "./run/run-errors";
-export type { BarrierAction } from "./run/execute-step";
-export { formatRepairNotice } from "./run/plan-next-step";
 export { driveRun, type RunStart } from "./run/run-loop";
-export { decodeLimits, UnreadableRunError } from "./run/persisted-schemas";
 export type {
   ApprovalRecord,
   NewRun,
@@ -130,18 +130,6 @@ export {
   type Workspace,
 } from "./tools/workspace";
 export { canonicalJson, computeTurnDigest, digestsEqual } from "./turn-digest";
-export { buildRunReport, type RunReport, readRunReport } from "./view/run-report";
-export {
-  applyRunEvent,
-  type CallView,
-  classifyEvent,
-  type DecisionView,
-  emptyRunView,
-  foldRunEvents,
-  type PendingTurnView,
-  type RunView,
-  type StepView,
-} from "./view/run-view";
 export {
   DEFAULT_LIMITS,
   EFFECTS,
@@ -155,3 +143,15 @@ export {
   type ResourceClass,
   type ToolCall,
 } from "./types";
+export { buildRunReport, type RunReport, readRunReport } from "./view/run-report";
+export {
+  applyRunEvent,
+  type CallView,
+  classifyEvent,
+  type DecisionView,
+  emptyRunView,
+  foldRunEvents,
+  type PendingTurnView,
+  type RunView,
+  type StepView,
+} from "./view/run-view";

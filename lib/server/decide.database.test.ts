@@ -29,7 +29,15 @@ const deployTurn = (name: string, delayMs: number): ScenarioInput => ({
   ],
   model: {
     kind: "scripted",
-    turns: [{ calls: [{ name: "list_files", arguments: {} }, { name: "deploy", arguments: {} }] }, finish],
+    turns: [
+      {
+        calls: [
+          { name: "list_files", arguments: {} },
+          { name: "deploy", arguments: {} },
+        ],
+      },
+      finish,
+    ],
   },
 });
 
@@ -41,7 +49,11 @@ async function startWaiting(input: ScenarioInput): Promise<{ runId: string; pend
   return { runId, pending: report.pending };
 }
 
-const approve = (pending: PendingTurn, actor: string) => ({ approve: true, turnDigest: pending.turnDigest, actor });
+const approve = (pending: PendingTurn, actor: string) => ({
+  approve: true,
+  turnDigest: pending.turnDigest,
+  actor,
+});
 
 describe(`concurrent decisions on ${testDriverName}`, () => {
   it.runIf(process.env.TEST_DATABASE_URL)(
@@ -52,7 +64,9 @@ describe(`concurrent decisions on ${testDriverName}`, () => {
       expect(barrier?.name).toBe("deploy");
 
       const results = await Promise.allSettled(
-        Array.from({ length: 32 }, (_, index) => harness.service.decide(runId, approve(pending, `actor-${index}`))),
+        Array.from({ length: 32 }, (_, index) =>
+          harness.service.decide(runId, approve(pending, `actor-${index}`)),
+        ),
       );
       const fulfilled = results.filter((result) => result.status === "fulfilled");
       const rejected = results.filter((result) => result.status === "rejected");

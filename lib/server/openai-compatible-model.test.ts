@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { InvalidScenarioError, validateScenario } from "@/lib/runtime";
+import { InvalidScenarioError, runScenarioHeadless, validateScenario } from "@/lib/runtime";
 import { type ModelEndpoint, readModelEndpoints } from "./model-endpoints";
-import { runScenarioHeadless } from "@/lib/runtime";
 import { buildScenario, openScenarioHarness, type ScenarioHarness } from "./testing/scenario-harness";
 
 // A stand-in for any OpenAI-compatible endpoint on 127.0.0.1: it records each

@@ -47,12 +47,14 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
 
   // A cancel may arrive at another instance: it stores the request and NOTIFYs, and the instance
   // driving the run aborts its in-flight work here (its worker then takes the stored request).
-  const listeningForCancels = handle.listen(RUN_CANCELS_CHANNEL, host.abortInProcess).catch((error: unknown) => {
-    (options.log ?? console.error)("cannot listen for cancellations from other instances", {
-      error: String(error),
+  const listeningForCancels = handle
+    .listen(RUN_CANCELS_CHANNEL, host.abortInProcess)
+    .catch((error: unknown) => {
+      (options.log ?? console.error)("cannot listen for cancellations from other instances", {
+        error: String(error),
+      });
+      return async () => {};
     });
-    return async () => {};
-  });
 
   function continueInBackground(runId: string, settled: Promise<unknown>) {
     settled.catch((error: unknown) =>

@@ -113,11 +113,11 @@ async function eventsOf(runId: string, type: string) {
 
 /** How many times the call at `batchIndex` of step 0 was started. */
 async function startsOf(runId: string, batchIndex: number): Promise<number> {
-  const started = await eventsOf(runId, "call_started");
-  return started.filter((event) => {
-    const payload = event.payload as { stepIndex: number; batchIndex: number };
-    return payload.stepIndex === 0 && payload.batchIndex === batchIndex;
-  }).length;
+  const events = await harness.events(runId);
+  return events.filter(
+    (event) =>
+      event.type === "call_started" && event.payload.stepIndex === 0 && event.payload.batchIndex === batchIndex,
+  ).length;
 }
 
 /** Awaits a refusal and checks its class and code; fails the test if the promise resolves. */
@@ -359,7 +359,11 @@ describe("SPEC §5 the coordinator (in memory)", () => {
   describe("runs that cannot be decided", () => {
     it("answers not_found for an unknown run id", async () => {
       const error = await refusal(
-        harness.service.decide(crypto.randomUUID(), { approve: true, turnDigest: OTHER_DIGEST, actor: "alice" }),
+        harness.service.decide(crypto.randomUUID(), {
+          approve: true,
+          turnDigest: OTHER_DIGEST,
+          actor: "alice",
+        }),
         RunNotFoundError,
         "not_found",
       );
@@ -639,6 +643,34 @@ describe("SPEC §5 the coordinator (in memory)", () => {
         status: "COMPLETED",
       });
       expect(harness.faults.armed().steps).toBe(0);
+    });
+  });
+
+  it("32 concurrent approvals of one turn: exactly one executes it, once", async () => {
+    const { runId, pending } = await startWaiting(deployTurn("race", 50));
+    const barrier = pending.calls[0];
+    expect(barrier?.name).toBe("deploy");
+
+    const results = await Promise.allSettled(
+      Array.from({ length: 32 }, (_, index) =>
+        harness.service.decide(runId, approve(pending, `actor-${index}`)),
+      ),
+    );
+    const fulfilled = results.filter((result) => result.status === "fulfilled");
+    const rejected = results.filter((result) => result.status === "rejected");
+    expect(fulfilled.map((result) => result.value)).toEqual([{ outcome: "executed", status: "COMPLETED" }]);
+    expect(rejected).toHaveLength(31);
+    for (const result of rejected) {
+      expect(result.reason).toBeInstanceOf(NotWaitingError);
+      expect(result.reason).toMatchObject({ code: "not_waiting" });
+    }
+    expect(await startsOf(runId, barrier?.batchIndex ?? -1)).toBe(1);
+    expect(await eventsOf(runId, "approval_decided")).toHaveLength(1);
+    expect(await approvalRows(runId)).toHaveLength(1);
+    const report = await harness.service.getReport(runId);
+    expect(report?.steps[0]?.calls.find((call) => call.name === "deploy")).toMatchObject({
+      status: "ok",
+      result: { deployed: true },
     });
   });
 

@@ -162,7 +162,8 @@ export function decodeRunEvent(
     if (upgrade) payload = upgrade(payload);
   }
   const parsed = payloadSchemas[type].safeParse(payload);
-  if (!parsed.success) throw new UnreadableEventError(runId, seq, `${type}: ${describeFirstIssue(parsed.error)}`);
+  if (!parsed.success)
+    throw new UnreadableEventError(runId, seq, `${type}: ${describeFirstIssue(parsed.error)}`);
   return { seq, at: stored.at, type, payload: parsed.data } as StoredRunEvent;
 }
 
@@ -220,5 +221,11 @@ export function awaitingApprovalEvent(state: SuspendedState): RunEventOf<"awaiti
 
 /** An event as the SSE stream sends it: stamped with the version its payload is now in. */
 export function toWireEvent(event: StoredRunEvent) {
-  return { seq: event.seq, type: event.type, version: RUN_EVENT_VERSIONS[event.type], payload: event.payload, at: event.at };
+  return {
+    seq: event.seq,
+    type: event.type,
+    version: RUN_EVENT_VERSIONS[event.type],
+    payload: event.payload,
+    at: event.at,
+  };
 }

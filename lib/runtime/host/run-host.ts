@@ -107,7 +107,8 @@ export function createRunHost(options: RunHostOptions) {
     const run = await store.getRun(runId);
     if (!run) throw new Error(`run ${runId} vanished after it was stored`);
     const settled = driveRun(createEnvironment(run, claimToken), {
-      transcript: scenario.model.kind === "openai-compatible" ? [{ role: "user", text: scenario.model.prompt }] : [],
+      transcript:
+        scenario.model.kind === "openai-compatible" ? [{ role: "user", text: scenario.model.prompt }] : [],
       modelCalls: 0,
       nextStepIndex: 0,
     });

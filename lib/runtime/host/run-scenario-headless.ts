@@ -1,5 +1,5 @@
-import { decodeSuspendedState } from "../run/suspended-state";
 import type { RunStatus } from "../run/run-types";
+import { decodeSuspendedState } from "../run/suspended-state";
 import type { Scenario } from "../scenario/scenario-schema";
 import type { RunReport } from "../view/run-report";
 import type { RunHost } from "./run-host";

@@ -153,7 +153,11 @@ export async function resolveBarrier(
     },
   });
   if (action.kind === "cancel") {
-    return invalidateRemaining(environment, progress, action.scope === "run" ? CANCELLED_RUN : CANCELLED_TURN);
+    return invalidateRemaining(
+      environment,
+      progress,
+      action.scope === "run" ? CANCELLED_RUN : CANCELLED_TURN,
+    );
   }
   if (action.kind === "deny") {
     const message = `${action.actor} denied ${barrier.name}${action.reason ? `: ${action.reason}` : ""}`;

@@ -8,10 +8,26 @@ import { z } from "zod";
 import { RuntimeError } from "../errors";
 import type { TranscriptEntry } from "../model/model";
 import type { PreflightedCall } from "../preflight";
-import { EFFECTS, type Limits, PLAN_PROBLEM_CODES, type Plan, RESOURCE_CLASSES, type ToolCall } from "../types";
-import { CALL_STATUSES, type CallOutcome, type PendingTurn, type RunError, type StepMetrics } from "./run-types";
+import {
+  EFFECTS,
+  type Limits,
+  PLAN_PROBLEM_CODES,
+  type Plan,
+  RESOURCE_CLASSES,
+  type ToolCall,
+} from "../types";
+import {
+  CALL_STATUSES,
+  type CallOutcome,
+  type PendingTurn,
+  type RunError,
+  type StepMetrics,
+} from "./run-types";
 
-export const runErrorSchema = z.object({ code: z.string(), message: z.string() }) satisfies z.ZodType<RunError>;
+export const runErrorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+}) satisfies z.ZodType<RunError>;
 
 export const limitsSchema = z.object({
   maxParallelToolCalls: z.number().int(),
@@ -31,7 +47,11 @@ const segmentSchema = z.discriminatedUnion("kind", [
 ]);
 
 export const planSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("execute"), segments: z.array(segmentSchema), problems: z.array(problemSchema) }),
+  z.object({
+    kind: z.literal("execute"),
+    segments: z.array(segmentSchema),
+    problems: z.array(problemSchema),
+  }),
   z.object({ kind: z.literal("repair"), segments: z.tuple([]), problems: z.array(problemSchema) }),
 ]) satisfies z.ZodType<Plan>;
 

@@ -83,7 +83,15 @@ export async function planNextStep(environment: RunEnvironment, between: Between
   return {
     kind: "execute",
     modelCalls,
-    progress: { stepIndex, calls: preflighted, plan, nextSegment: 0, completedWaves: 0, outcomes, transcript },
+    progress: {
+      stepIndex,
+      calls: preflighted,
+      plan,
+      nextSegment: 0,
+      completedWaves: 0,
+      outcomes,
+      transcript,
+    },
   };
 }
 

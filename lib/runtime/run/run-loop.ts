@@ -90,7 +90,11 @@ async function completeStep(environment: RunEnvironment, progress: StepProgress)
   });
   await environment.store.finishStep(environment.runId, progress.stepIndex, metrics);
   const results: TranscriptEntry[] = progress.calls.map((call) => {
-    const outcome = progress.outcomes[call.batchIndex] ?? { status: "not_dispatched", result: null, error: null };
+    const outcome = progress.outcomes[call.batchIndex] ?? {
+      status: "not_dispatched",
+      result: null,
+      error: null,
+    };
     return {
       role: "tool",
       callId: call.id,
@@ -107,7 +111,9 @@ async function completeStep(environment: RunEnvironment, progress: StepProgress)
 /** A lone, successful `finish` call ends the run. */
 function finishedBy(progress: StepProgress): boolean {
   const [only, ...others] = progress.calls;
-  return others.length === 0 && only?.name === "finish" && progress.outcomes[only.batchIndex]?.status === "ok";
+  return (
+    others.length === 0 && only?.name === "finish" && progress.outcomes[only.batchIndex]?.status === "ok"
+  );
 }
 
 async function endRun(environment: RunEnvironment, status: "COMPLETED" | "CANCELLED"): Promise<RunStatus> {

@@ -1,11 +1,11 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { validateScenario } from "../scenario/parse-scenario";
 import { SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { runScenarioHeadless } from "../host/run-scenario-headless";
+import { validateScenario } from "../scenario/parse-scenario";
+import { type MemoryHarness, openMemoryHarness } from "../testing/scenario-harness";
 import type { RunReport } from "../view/run-report";
-import { openMemoryHarness, type MemoryHarness } from "../testing/scenario-harness";
 
 let harness: MemoryHarness;
 beforeAll(async () => {

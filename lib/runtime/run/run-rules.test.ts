@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScenarioInput } from "@/lib/runtime";
 import { runScenarioHeadless } from "../host/run-scenario-headless";
-import type { RunReport } from "../view/run-report";
-import { buildScenario, openMemoryHarness, type MemoryHarness } from "../testing/scenario-harness";
+import { buildScenario, type MemoryHarness, openMemoryHarness } from "../testing/scenario-harness";
 
 let harness: MemoryHarness;
 beforeAll(async () => {

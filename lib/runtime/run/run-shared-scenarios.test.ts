@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseScenarioJson } from "../scenario/parse-scenario";
 import { runScenarioHeadless } from "../host/run-scenario-headless";
+import { parseScenarioJson } from "../scenario/parse-scenario";
+import { type MemoryHarness, openMemoryHarness } from "../testing/scenario-harness";
 import type { RunReport } from "../view/run-report";
-import { openMemoryHarness, type MemoryHarness } from "../testing/scenario-harness";
 
 /** One of the example scenarios (copies of the shared ones, in lib/scenarios), parsed as the CLI parses it. */
 const loadSharedScenario = (fileName: string) =>

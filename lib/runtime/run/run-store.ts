@@ -113,7 +113,12 @@ export interface RunStore {
    * RUNNING → WAITING_FOR_APPROVAL, claim cleared, `state` written back, and
    * `run_released` emitted; false (never a throw) if it failed.
    */
-  releaseRun(runId: string, claimToken: string, state: unknown, event: RunEventOf<"run_released">): Promise<boolean>;
+  releaseRun(
+    runId: string,
+    claimToken: string,
+    state: unknown,
+    event: RunEventOf<"run_released">,
+  ): Promise<boolean>;
   /** Appends to the approvals audit; false (never a throw) when it could not be stored. */
   recordApproval(record: ApprovalRecord): Promise<boolean>;
 }

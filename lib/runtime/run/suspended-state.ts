@@ -77,10 +77,15 @@ function upgradeFromVersion1(stored: Record<string, unknown>): unknown {
  */
 export function decodeSuspendedState(runId: string, stored: unknown): SuspendedState {
   if (stored === null || stored === undefined) throw new UnreadableStateError(runId, "no state is stored");
-  const upgraded =
-    typeof stored === "object" && (stored as { schemaVersion?: unknown }).schemaVersion === 1
-      ? upgradeFromVersion1(stored as Record<string, unknown>)
-      : stored;
+  const version =
+    typeof stored === "object" ? (stored as { schemaVersion?: unknown }).schemaVersion : undefined;
+  if (version !== 1 && version !== SUSPENDED_STATE_VERSION) {
+    throw new UnreadableStateError(
+      runId,
+      `schemaVersion ${JSON.stringify(version)} is not one this server reads`,
+    );
+  }
+  const upgraded = version === 1 ? upgradeFromVersion1(stored as Record<string, unknown>) : stored;
   const parsed = suspendedStateSchema.safeParse(upgraded);
   if (!parsed.success) throw new UnreadableStateError(runId, describeFirstIssue(parsed.error));
   const state = parsed.data;

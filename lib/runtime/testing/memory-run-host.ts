@@ -1,6 +1,6 @@
+import { RuntimeError } from "../errors";
 import { createRunHost, type RunHost } from "../host/run-host";
 import { createScriptedModel } from "../model/scripted-model";
-import { RuntimeError } from "../errors";
 import type { RunStore } from "../run/run-store";
 import { createMemoryRunStore, type MemoryRunStore } from "./memory-run-store";
 import { createMemoryToolContext, type MemoryToolContext } from "./memory-tool-context";

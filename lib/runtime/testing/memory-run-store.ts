@@ -29,7 +29,10 @@ interface StoredRun {
   events: Array<{ seq: number; type: RunEvent["type"]; version: number; payload: unknown; at: string }>;
   approvals: StoredApproval[];
   files: Map<string, string>;
-  calls: Map<string, { status: CallStatus; outcome: CallOutcome | null; startSeq: number | null; settleSeq: number | null }>;
+  calls: Map<
+    string,
+    { status: CallStatus; outcome: CallOutcome | null; startSeq: number | null; settleSeq: number | null }
+  >;
 }
 
 /** The in-memory store, with what a test may want to look at beyond the port. */
@@ -74,7 +77,8 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
   /** The run, if `claimToken` holds it and it is RUNNING; otherwise the claim is lost. */
   function held(runId: string, claimToken: string): StoredRun {
     const run = runs.get(runId);
-    if (!run || run.claimToken !== claimToken || run.record.status !== "RUNNING") throw new LostClaimError(runId);
+    if (!run || run.claimToken !== claimToken || run.record.status !== "RUNNING")
+      throw new LostClaimError(runId);
     return run;
   }
 
@@ -214,7 +218,8 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
 
     async forceFail(runId, error) {
       const run = runs.get(runId);
-      if (!run || (run.record.status !== "RUNNING" && run.record.status !== "WAITING_FOR_APPROVAL")) return false;
+      if (!run || (run.record.status !== "RUNNING" && run.record.status !== "WAITING_FOR_APPROVAL"))
+        return false;
       // The state is kept: an operator inspects what could not be decoded.
       setStatus(run, "FAILED");
       run.error = copy(error);
@@ -233,7 +238,7 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
 
     async requestCancel(runId, scope) {
       const run = runs.get(runId);
-      if (!run || run.record.status !== "RUNNING") return false;
+      if (run?.record.status !== "RUNNING") return false;
       // A pending "run" request is never weakened to "turn".
       run.cancelRequested = run.cancelRequested === "run" ? "run" : scope;
       return true;
@@ -241,7 +246,7 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
 
     async claimWaitingRun(runId, claimToken, leaseMs) {
       const run = runs.get(runId);
-      if (!run || run.record.status !== "WAITING_FOR_APPROVAL") return null;
+      if (run?.record.status !== "WAITING_FOR_APPROVAL") return null;
       setStatus(run, "RUNNING");
       run.claimToken = claimToken;
       run.leaseExpiresAt = now() + leaseMs;

@@ -101,7 +101,10 @@ describe("the run view, the one fold of a run's events", () => {
   });
 
   it("folding replays is idempotent and gaps are recognised, not folded over", async () => {
-    const report = await runScenarioHeadless(harness.service, loadSharedScenario("fourteen-reads-cap-eight.json"));
+    const report = await runScenarioHeadless(
+      harness.service,
+      loadSharedScenario("fourteen-reads-cap-eight.json"),
+    );
     const events = await harness.service.readEvents(report.runId, 0);
     const once = foldRunEvents(report.runId, events);
     const twice = events.reduce(applyRunEvent, once);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunEventType } from "@/lib/runtime";
+import { decodeRunEvent } from "@/lib/runtime";
 import type { RunService } from "@/lib/server/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
@@ -90,7 +90,8 @@ const streamRequest = (
 const records = (messages: SseMessage[]) =>
   messages
     .filter((message) => message.event === "message")
-    .map((message) => JSON.parse(message.data) as { seq: number; type: RunEventType; payload: unknown });
+    // The stream's wire format is the decoder's input: decoding is the test that it is well formed.
+    .map((message) => decodeRunEvent("stream", JSON.parse(message.data)));
 
 const gatedWrite = buildScenario(gatedWriteScenario("gated write for the stream"));
 

@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import { decodeSuspendedState, UnreadableStateError } from "../run/suspended-state";
+import { decodeRunEvent, RUN_EVENT_TYPES, RUN_EVENT_VERSIONS, UnreadableEventError } from "./run-events";
+
+const RUN = "00000000-0000-4000-8000-000000000001";
+const stored = (type: string, payload: unknown, version = 1) => ({
+  seq: 7,
+  type,
+  version,
+  payload,
+  at: "2026-11-30T00:00:00.000Z",
+});
+const METRICS = {
+  originalSize: 1,
+  cap: 8,
+  waveCount: 1,
+  waveBoundaries: [[0, 0]],
+  completedWaves: 0,
+  approvalBarriers: 0,
+  retainedCount: 0,
+  invalidatedCount: 0,
+  repairReason: null,
+};
+const plannedV1 = {
+  stepIndex: 2,
+  text: null,
+  plan: { kind: "execute", segments: [{ kind: "wave", batchIndexes: [0] }], problems: [] },
+  metrics: METRICS,
+  calls: [
+    {
+      batchIndex: 0,
+      id: "c0",
+      name: "read_file",
+      arguments: "{}",
+      resourceClass: "pure_read",
+      isGated: false,
+      status: "pending",
+      error: null,
+    },
+  ],
+};
+
+describe("the run event catalogue", () => {
+  it("reads rows written before payloads had versions: step_planned v1 gets its completion count", () => {
+    const event = decodeRunEvent(RUN, stored("step_planned", plannedV1));
+    expect(event).toMatchObject({ seq: 7, type: "step_planned", payload: { stepIndex: 2, modelCalls: 3 } });
+  });
+
+  it("reads a decision from before sign-in, which had no actorId", () => {
+    const event = decodeRunEvent(
+      RUN,
+      stored("approval_decided", {
+        stepIndex: 0,
+        turnDigest: "a".repeat(64),
+        approve: true,
+        actor: "alice",
+        reason: null,
+        audited: true,
+        outcome: "executed",
+      }),
+    );
+    expect(event.payload).toMatchObject({ actor: "alice", actorId: null });
+  });
+
+  it("reads the current version as written", () => {
+    const payload = { ...plannedV1, modelCalls: 9 };
+    const event = decodeRunEvent(RUN, stored("step_planned", payload, RUN_EVENT_VERSIONS.step_planned));
+    expect(event.payload).toEqual(payload);
+  });
+
+  it.each([
+    ["an unknown type", stored("run_exploded", {}), /unknown type "run_exploded"/],
+    [
+      "a version newer than this server",
+      stored("call_started", { stepIndex: 0, batchIndex: 0 }, 99),
+      /newer/,
+    ],
+    ["version 0", stored("call_started", { stepIndex: 0, batchIndex: 0 }, 0), /version 0/],
+    ["a payload missing a field", stored("call_started", { stepIndex: 0 }), /call_started: batchIndex/],
+    [
+      "a status no call has",
+      stored("call_settled", { stepIndex: 0, batchIndex: 0, status: "great", result: null, error: null }),
+      /status/,
+    ],
+  ])("refuses %s, naming what is wrong", (_, row, message) => {
+    let thrown: unknown;
+    try {
+      decodeRunEvent(RUN, row);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(UnreadableEventError.isInstance(thrown)).toBe(true);
+    expect((thrown as Error).message).toMatch(message);
+    expect((thrown as Error).message).toContain("Event 7 of run");
+  });
+
+  it("has a version for every type", () => {
+    expect(Object.keys(RUN_EVENT_VERSIONS).sort()).toEqual([...RUN_EVENT_TYPES].sort());
+  });
+});
+
+describe("the suspended state's versions", () => {
+  const turn = {
+    turnDigest: "b".repeat(64),
+    calls: [{ id: "w", name: "write_file", arguments: "{}", batchIndex: 0 }],
+  };
+  const v1 = {
+    schemaVersion: 1,
+    stepIndex: 0,
+    calls: [
+      {
+        batchIndex: 0,
+        id: "w",
+        name: "write_file",
+        rawArguments: "{}",
+        parsedArguments: {},
+        resourceClass: "write",
+        effect: "IDEMPOTENT_WRITE",
+        isGated: true,
+        problem: null,
+      },
+    ],
+    plan: { kind: "execute", segments: [{ kind: "barrier", batchIndex: 0 }], problems: [] },
+    nextSegment: 0,
+    completedWaves: 0,
+    outcomes: {},
+    transcript: [],
+    pending: turn,
+  };
+
+  it("reads a version 1 state, whose calls named their arguments rawArguments", () => {
+    const state = decodeSuspendedState(RUN, v1);
+    expect(state.schemaVersion).toBe(2);
+    expect(state.calls[0]).toMatchObject({ id: "w", arguments: "{}" });
+    expect(state.calls[0]).not.toHaveProperty("rawArguments");
+  });
+
+  it("refuses a state of an unknown version, naming the field", () => {
+    expect(() => decodeSuspendedState(RUN, { ...v1, schemaVersion: 7 })).toThrow(UnreadableStateError);
+    expect(() => decodeSuspendedState(RUN, { ...v1, schemaVersion: 7 })).toThrow(/schemaVersion/);
+  });
+});

@@ -1,0 +1,364 @@
+/**
+ * The contract every `RunStore` keeps, as one suite each implementation runs
+ * (the in-memory store, PGlite, the Postgres server). A store that passes it
+ * can back the run loop and the coordinator; the rule tests rely on nothing
+ * else. Import it from a test file and call it inside the file's scope.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LostClaimError } from "./run-errors";
+import type { NewRun, NewStep, RunStore } from "./run-store";
+import { SUSPENDED_STATE_VERSION, type SuspendedState } from "./suspended-state";
+
+export interface StoreUnderTest {
+  store: RunStore;
+  close(): Promise<void>;
+}
+
+const isLostClaim = (error: unknown) => LostClaimError.isInstance(error);
+
+const LIMITS = { maxParallelToolCalls: 8, maxBatchPayloadBytes: 262_144, maxRepairAttempts: 2 };
+
+function newRun(overrides: Partial<NewRun> = {}): NewRun {
+  return {
+    id: crypto.randomUUID(),
+    name: "contract",
+    scenario: { name: "contract", anything: ["opaque", 1] },
+    limits: LIMITS,
+    claimToken: "token-1",
+    leaseMs: 60_000,
+    startedBy: { id: "user-1", name: "Alice" },
+    files: [{ path: "a.txt", content: "A" }],
+    ...overrides,
+  };
+}
+
+const call = (batchIndex: number, name = "read_file") => ({
+  batchIndex,
+  id: `c${batchIndex}`,
+  name,
+  arguments: '{"path":"a.txt"}',
+  parsedArguments: { path: "a.txt" },
+  resourceClass: "pure_read" as const,
+  effect: "READ" as const,
+  isGated: name !== "read_file",
+  problem: null,
+});
+
+const METRICS = {
+  originalSize: 2,
+  cap: 8,
+  waveCount: 1,
+  waveBoundaries: [[0, 0]] as Array<[number, number]>,
+  completedWaves: 0,
+  approvalBarriers: 1,
+  retainedCount: 0,
+  invalidatedCount: 0,
+  repairReason: null,
+};
+
+const STEP: NewStep = {
+  index: 0,
+  text: "two calls",
+  plan: {
+    kind: "execute",
+    segments: [
+      { kind: "wave", batchIndexes: [0] },
+      { kind: "barrier", batchIndex: 1 },
+    ],
+    problems: [],
+  },
+  metrics: METRICS,
+  calls: [
+    { call: call(0), status: "pending", error: null },
+    { call: call(1, "write_file"), status: "pending", error: null },
+  ],
+};
+
+const TURN = {
+  turnDigest: "a".repeat(64),
+  calls: [{ id: "c1", name: "write_file", arguments: "{}", batchIndex: 1 }],
+};
+
+const STATE: SuspendedState = {
+  schemaVersion: SUSPENDED_STATE_VERSION,
+  stepIndex: 0,
+  calls: [call(0), call(1, "write_file")],
+  plan: STEP.plan,
+  nextSegment: 1,
+  completedWaves: 1,
+  outcomes: { "0": { status: "ok", result: { content: "A" }, error: null } },
+  transcript: [],
+  pending: TURN,
+};
+
+const released = { type: "run_released" as const, payload: { stepIndex: 0, ...TURN, refusal: "stale_turn" } };
+
+export function describeRunStoreContract(label: string, open: () => Promise<StoreUnderTest>) {
+  describe(`RunStore contract: ${label}`, () => {
+    // One store for the suite, as one database serves many runs: every test works on runs of its own.
+    let opened: StoreUnderTest | undefined;
+    beforeAll(async () => {
+      opened = await open();
+    });
+    afterAll(() => opened?.close());
+    async function withStore(test: (store: RunStore) => Promise<void>) {
+      if (!opened) throw new Error("the store under test did not open");
+      await test(opened.store);
+    }
+
+    /** A run stored, planned and suspended at its barrier, claim released. */
+    async function waitingRun(store: RunStore) {
+      const run = newRun();
+      await store.createRun(run);
+      await store.recordStep(run.id, STEP, 1);
+      await store.suspendRun(run.id, run.claimToken, STATE);
+      return run;
+    }
+
+    it("creates a claimed RUNNING run and announces it as event 1", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        await store.createRun(run);
+        expect(await store.getRun(run.id)).toEqual({
+          id: run.id,
+          status: "RUNNING",
+          scenario: run.scenario,
+          limits: LIMITS,
+          modelCalls: 0,
+          state: null,
+          startedById: "user-1",
+        });
+        const events = await store.readEvents(run.id, 0);
+        expect(events).toEqual([
+          {
+            seq: 1,
+            type: "run_started",
+            payload: { name: "contract", limits: LIMITS, startedBy: { id: "user-1", name: "Alice" } },
+            at: expect.any(String),
+          },
+        ]);
+        expect(Number.isNaN(Date.parse(events[0]?.at ?? ""))).toBe(false);
+      }));
+
+    it("knows nothing of an unknown run and refuses to append to it", () =>
+      withStore(async (store) => {
+        const unknown = crypto.randomUUID();
+        expect(await store.getRun(unknown)).toBeNull();
+        expect(await store.readEvents(unknown, 0)).toEqual([]);
+        expect(await store.listApprovals(unknown)).toEqual([]);
+        await expect(
+          store.appendEvent(unknown, { type: "wave_started", payload: { stepIndex: 0, batchIndexes: [0] } }),
+        ).rejects.toThrow();
+      }));
+
+    it("numbers events 1, 2, 3… per run with no gap, and stamps call starts and settles with them", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        const other = newRun();
+        await store.createRun(run);
+        await store.createRun(other);
+        await store.recordStep(run.id, STEP, 1);
+        const wave = await store.appendEvent(run.id, {
+          type: "wave_started",
+          payload: { stepIndex: 0, batchIndexes: [0] },
+        });
+        const started = await store.startCall(run.id, 0, 0);
+        const settled = await store.settleCall(run.id, 0, 0, { status: "ok", result: { n: 1 }, error: null });
+        expect([wave, started, settled]).toEqual([3, 4, 5]);
+        const events = await store.readEvents(run.id, 0);
+        expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
+        expect(events.map((event) => event.type)).toEqual([
+          "run_started",
+          "step_planned",
+          "wave_started",
+          "call_started",
+          "call_settled",
+        ]);
+        expect((await store.readEvents(run.id, 3)).map((event) => event.seq)).toEqual([4, 5]);
+        expect((await store.readEvents(other.id, 0)).map((event) => event.seq)).toEqual([1]);
+        expect(events[4]).toMatchObject({
+          payload: { stepIndex: 0, batchIndex: 0, status: "ok", result: { n: 1 }, error: null },
+        });
+      }));
+
+    it("records a step with its calls and completion count, announced as step_planned", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        await store.createRun(run);
+        await store.recordStep(run.id, STEP, 3);
+        expect((await store.getRun(run.id))?.modelCalls).toBe(3);
+        const [, planned] = await store.readEvents(run.id, 0);
+        expect(planned).toMatchObject({
+          type: "step_planned",
+          payload: {
+            stepIndex: 0,
+            modelCalls: 3,
+            text: "two calls",
+            plan: STEP.plan,
+            metrics: METRICS,
+            calls: [
+              {
+                batchIndex: 0,
+                id: "c0",
+                name: "read_file",
+                arguments: '{"path":"a.txt"}',
+                status: "pending",
+              },
+              { batchIndex: 1, id: "c1", name: "write_file", isGated: true, status: "pending" },
+            ],
+          },
+        });
+        await store.invalidateCalls(
+          run.id,
+          0,
+          [
+            {
+              batchIndex: 1,
+              outcome: { status: "invalidated", result: null, error: { code: "x", message: "y" } },
+            },
+          ],
+          "turn_cancelled",
+        );
+        await store.finishStep(run.id, 0, { ...METRICS, invalidatedCount: 1 });
+        const [invalidated, finished] = await store.readEvents(run.id, 2);
+        expect(invalidated).toMatchObject({
+          type: "calls_invalidated",
+          payload: { reason: "turn_cancelled", calls: [{ batchIndex: 1, status: "invalidated" }] },
+        });
+        expect(finished).toMatchObject({
+          type: "step_finished",
+          payload: { metrics: { invalidatedCount: 1 } },
+        });
+      }));
+
+    it("suspends with the state and announces the pending turn; the claim is gone", () =>
+      withStore(async (store) => {
+        const run = await waitingRun(store);
+        expect(await store.getRun(run.id)).toMatchObject({ status: "WAITING_FOR_APPROVAL", state: STATE });
+        const last = (await store.readEvents(run.id, 0)).at(-1);
+        expect(last).toMatchObject({ type: "awaiting_approval", payload: { stepIndex: 0, ...TURN } });
+        // The old holder is fenced out of every claimed write.
+        await expect(store.finishRun(run.id, run.claimToken, "COMPLETED", null)).rejects.toSatisfy(
+          isLostClaim,
+        );
+      }));
+
+    it("fences writes by the claim token: a stale holder changes nothing and appends nothing", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        await store.createRun(run);
+        await store.recordStep(run.id, STEP, 1);
+        const before = await store.readEvents(run.id, 0);
+        await expect(store.suspendRun(run.id, "not-the-token", STATE)).rejects.toSatisfy(isLostClaim);
+        await expect(store.finishRun(run.id, "not-the-token", "COMPLETED", null)).rejects.toSatisfy(
+          isLostClaim,
+        );
+        expect(await store.readEvents(run.id, 0)).toEqual(before);
+        expect((await store.getRun(run.id))?.status).toBe("RUNNING");
+      }));
+
+    it("lets exactly one of two claims take a waiting run; a release needs that claim's token", () =>
+      withStore(async (store) => {
+        const run = await waitingRun(store);
+        const [first, second] = await Promise.all([
+          store.claimWaitingRun(run.id, "claim-a", 60_000),
+          store.claimWaitingRun(run.id, "claim-b", 60_000),
+        ]);
+        expect([first, second].filter(Boolean)).toHaveLength(1);
+        expect(first ?? second).toMatchObject({ id: run.id, status: "RUNNING", state: STATE });
+        const winner = first ? "claim-a" : "claim-b";
+        const loser = first ? "claim-b" : "claim-a";
+        expect(await store.releaseRun(run.id, loser, STATE, released)).toBe(false);
+        expect(await store.releaseRun(run.id, winner, STATE, released)).toBe(true);
+        expect(await store.getRun(run.id)).toMatchObject({ status: "WAITING_FOR_APPROVAL", state: STATE });
+        expect((await store.readEvents(run.id, 0)).at(-1)).toMatchObject({
+          type: "run_released",
+          payload: { refusal: "stale_turn", turnDigest: TURN.turnDigest },
+        });
+        // Released, it can be claimed again; a run that is not waiting cannot.
+        expect(await store.claimWaitingRun(run.id, "claim-c", 60_000)).not.toBeNull();
+        expect(await store.claimWaitingRun(run.id, "claim-d", 60_000)).toBeNull();
+      }));
+
+    it("finishes a run for its holder: final status, error, state cleared, run_finished", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        await store.createRun(run);
+        await store.finishRun(run.id, run.claimToken, "FAILED", { code: "boom", message: "it broke" });
+        expect(await store.getRun(run.id)).toMatchObject({ status: "FAILED", state: null });
+        expect((await store.readEvents(run.id, 0)).at(-1)).toMatchObject({
+          type: "run_finished",
+          payload: { status: "FAILED", error: { code: "boom", message: "it broke" } },
+        });
+      }));
+
+    it("force-fails a running or waiting run whoever holds it, keeping the state; never a finished one", () =>
+      withStore(async (store) => {
+        const run = await waitingRun(store);
+        expect(await store.forceFail(run.id, { code: "release_failed", message: "m" })).toBe(true);
+        expect(await store.getRun(run.id)).toMatchObject({ status: "FAILED", state: STATE });
+        expect(await store.forceFail(run.id, { code: "again", message: "m" })).toBe(false);
+        const finished = (await store.readEvents(run.id, 0)).filter((event) => event.type === "run_finished");
+        expect(finished).toHaveLength(1);
+      }));
+
+    it("keeps a cancel request of a running run until it is taken, never weakening run to turn", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        await store.createRun(run);
+        expect(await store.takeCancelRequest(run.id)).toBeNull();
+        expect(await store.requestCancel(run.id, "run")).toBe(true);
+        expect(await store.requestCancel(run.id, "turn")).toBe(true);
+        expect(await store.takeCancelRequest(run.id)).toBe("run");
+        expect(await store.takeCancelRequest(run.id)).toBeNull();
+        expect(await store.requestCancel(run.id, "turn")).toBe(true);
+        expect(await store.takeCancelRequest(run.id)).toBe("turn");
+        await store.finishRun(run.id, run.claimToken, "COMPLETED", null);
+        expect(await store.requestCancel(run.id, "run")).toBe(false);
+      }));
+
+    it("keeps every approval in order, with who decided and when", () =>
+      withStore(async (store) => {
+        const run = await waitingRun(store);
+        const decision = { runId: run.id, turnDigest: TURN.turnDigest, actorId: null, reason: null };
+        expect(await store.recordApproval({ ...decision, approve: false, actor: "bob", reason: "no" })).toBe(
+          true,
+        );
+        expect(
+          await store.recordApproval({ ...decision, approve: true, actor: "alice", actorId: "u-1" }),
+        ).toBe(true);
+        const approvals = await store.listApprovals(run.id);
+        expect(approvals).toEqual([
+          {
+            turnDigest: TURN.turnDigest,
+            approve: false,
+            actor: "bob",
+            actorId: null,
+            reason: "no",
+            decidedAt: expect.any(String),
+          },
+          {
+            turnDigest: TURN.turnDigest,
+            approve: true,
+            actor: "alice",
+            actorId: "u-1",
+            reason: null,
+            decidedAt: expect.any(String),
+          },
+        ]);
+      }));
+
+    it("stores copies: changing what was passed in or read out changes nothing stored", () =>
+      withStore(async (store) => {
+        const run = await waitingRun(store);
+        const read = await store.getRun(run.id);
+        if (!read) throw new Error("the run was not stored");
+        (read.state as SuspendedState).pending.turnDigest = "changed";
+        const [first] = await store.readEvents(run.id, 0);
+        if (first?.type !== "run_started") throw new Error("the first event is not run_started");
+        first.payload.name = "changed";
+        expect((await store.getRun(run.id))?.state).toEqual(STATE);
+        expect((await store.readEvents(run.id, 0))[0]?.payload).toMatchObject({ name: "contract" });
+      }));
+  });
+}
