@@ -116,7 +116,9 @@ async function startsOf(runId: string, batchIndex: number): Promise<number> {
   const events = await harness.events(runId);
   return events.filter(
     (event) =>
-      event.type === "call_started" && event.payload.stepIndex === 0 && event.payload.batchIndex === batchIndex,
+      event.type === "call_started" &&
+      event.payload.stepIndex === 0 &&
+      event.payload.batchIndex === batchIndex,
   ).length;
 }
 

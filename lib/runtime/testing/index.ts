@@ -4,6 +4,9 @@
  */
 
 export { createToolCallBatch, type ToolCallSketch } from "./create-tool-call-batch";
+export { createFaultRegistry, type FaultRegistry, withInjectedFaults } from "./faulty-run-store";
+export { createMemoryRunHost, type MemoryRunHost } from "./memory-run-host";
+export { createMemoryRunStore, type MemoryRunStore } from "./memory-run-store";
 export {
   createInMemoryMemoryStore,
   createInMemoryTaskStore,
@@ -12,4 +15,5 @@ export {
 } from "./memory-stores";
 export { createMemoryToolContext, type MemoryToolContext } from "./memory-tool-context";
 export { createMemoryWorkspace, type MemoryWorkspace } from "./memory-workspace";
+export { buildScenario, type MemoryHarness, openMemoryHarness } from "./scenario-harness";
 export { transferTool } from "./transfer-tool";
