@@ -47,3 +47,14 @@ export function withInjectedFaults(store: RunStore, faults: FaultRegistry): RunS
     },
   };
 }
+
+/** A store wrapper that injects the armed faults first, then applies a test's own decorator, if any. */
+export function faultsThen(
+  faults: FaultRegistry,
+  wrapStore?: (store: RunStore) => RunStore,
+): (store: RunStore) => RunStore {
+  return (inner) => {
+    const faulty = withInjectedFaults(inner, faults);
+    return wrapStore ? wrapStore(faulty) : faulty;
+  };
+}

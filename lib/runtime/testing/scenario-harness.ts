@@ -6,7 +6,7 @@
 import type { RunStore } from "../run/run-store";
 import { validateScenario } from "../scenario/parse-scenario";
 import type { Scenario, ScenarioInput } from "../scenario/scenario-schema";
-import { createFaultRegistry, withInjectedFaults } from "./faulty-run-store";
+import { createFaultRegistry, faultsThen } from "./faulty-run-store";
 import { createMemoryRunHost, type MemoryRunHost } from "./memory-run-host";
 import { createMemoryRunStore } from "./memory-run-store";
 import type { MemoryToolContext } from "./memory-tool-context";
@@ -19,10 +19,7 @@ export function openMemoryHarness() {
     createMemoryRunHost({
       store,
       contexts,
-      wrapStore: (inner) => {
-        const faulty = withInjectedFaults(inner, faults);
-        return wrapStore ? wrapStore(faulty) : faulty;
-      },
+      wrapStore: faultsThen(faults, wrapStore),
     });
   const service = serviceWith();
   return {

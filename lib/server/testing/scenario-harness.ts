@@ -5,7 +5,7 @@ import { openTestDatabase } from "@/db/testing/test-database";
 import type { RunStore } from "@/lib/runtime";
 import { parseScenarioJson } from "@/lib/runtime/scenario/parse-scenario";
 import type { Scenario } from "@/lib/runtime/scenario/scenario-schema";
-import { createFaultRegistry, withInjectedFaults } from "@/lib/runtime/testing/faulty-run-store";
+import { createFaultRegistry, faultsThen } from "@/lib/runtime/testing/faulty-run-store";
 import type { ModelEndpoints } from "../model-endpoints";
 import { createRunService, type RunService } from "../run-service";
 
@@ -23,10 +23,7 @@ export async function openScenarioHarness(options: { modelEndpoints?: ModelEndpo
   const serviceWith = (wrapStore?: (store: RunStore) => RunStore): RunService =>
     createRunService(handle, {
       modelEndpoints,
-      wrapStore: (inner) => {
-        const faulty = withInjectedFaults(inner, faults);
-        return wrapStore ? wrapStore(faulty) : faulty;
-      },
+      wrapStore: faultsThen(faults, wrapStore),
     });
   const service = serviceWith();
   return {
