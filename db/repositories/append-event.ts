@@ -1,5 +1,11 @@
 import { and, asc, eq, gt, sql } from "drizzle-orm";
-import { decodeRunEvent, RUN_EVENT_VERSIONS, type RunEvent, type StoredRunEvent } from "@/lib/runtime";
+import {
+  decodeRunEvent,
+  LostClaimError,
+  RUN_EVENT_VERSIONS,
+  type RunEvent,
+  type StoredRunEvent,
+} from "@/lib/runtime";
 import type { Db } from "../client";
 import { runEvents, runs } from "../schema";
 
@@ -16,14 +22,32 @@ export const RUN_EVENTS_CHANNEL = "run_events";
  * transaction: the row lock serialises appends per run and a rollback takes
  * its number back, so seqs are gap-free. The NOTIFY is delivered only when
  * the transaction commits.
+ *
+ * `fence` is the claim token of the worker appending: the same statement
+ * that takes the seq checks that it still holds the run, and throws
+ * `LostClaimError` otherwise, so the caller's transaction writes nothing.
+ * `null` appends whoever holds the run (for changes that were already fenced,
+ * or that may happen to any run).
  */
-export async function appendEvent(tx: Executor, runId: string, event: RunEvent): Promise<number> {
+export async function appendEvent(
+  tx: Executor,
+  runId: string,
+  event: RunEvent,
+  fence: string | null,
+): Promise<number> {
   const [row] = await tx
     .update(runs)
     .set({ lastSeq: sql`${runs.lastSeq} + 1`, updatedAt: new Date() })
-    .where(eq(runs.id, runId))
+    .where(
+      fence === null
+        ? eq(runs.id, runId)
+        : and(eq(runs.id, runId), eq(runs.claimToken, fence), eq(runs.status, "RUNNING")),
+    )
     .returning({ seq: runs.lastSeq });
-  if (!row) throw new Error(`cannot append ${event.type}: no run ${runId}`);
+  if (!row) {
+    if (fence !== null) throw new LostClaimError(runId);
+    throw new Error(`cannot append ${event.type}: no run ${runId}`);
+  }
   await tx.insert(runEvents).values({
     runId,
     seq: row.seq,

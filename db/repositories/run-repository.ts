@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import {
   type ApprovalRecord,
   awaitingApprovalEvent,
@@ -19,7 +19,13 @@ import type { Db } from "../client";
 import { approvals, runs, steps, toolCalls, workspaceFiles } from "../schema";
 import { appendEvent, readEvents } from "./append-event";
 
-function toRunRecord(row: typeof runs.$inferSelect): RunRecord {
+/** The run's columns, and whether its lease has run out by the database's clock. */
+const runWithLease = {
+  ...getTableColumns(runs),
+  leaseExpired: sql<boolean>`(${runs.status} = 'RUNNING' and coalesce(${runs.leaseExpiresAt} < now(), true))`,
+};
+
+function toRunRecord(row: typeof runs.$inferSelect & { leaseExpired: boolean }): RunRecord {
   return {
     id: row.id,
     status: row.status,
@@ -28,14 +34,24 @@ function toRunRecord(row: typeof runs.$inferSelect): RunRecord {
     modelCalls: row.modelCalls,
     state: row.state,
     startedById: row.startedById,
+    leaseExpired: row.leaseExpired,
   };
 }
+
+/** A RUNNING run nobody holds any more: its lease ran out (or, from before leases, was never set). */
+const isExpired = and(
+  eq(runs.status, "RUNNING"),
+  or(isNull(runs.leaseExpiresAt), lt(runs.leaseExpiresAt, sql`now()`)),
+);
 
 /** The NOTIFY channel that announces a cancellation asked of a running run, as its id. */
 export const RUN_CANCELS_CHANNEL = "run_cancels";
 
 /** Tool-call rows per INSERT: 8 parameters each, well under Postgres's 65,535. */
 const CALL_ROWS_PER_INSERT = 1000;
+
+/** `now() + leaseMs` in the database's clock, which every instance shares. */
+const leaseFromNow = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
 
 const callKey = (runId: string, stepIndex: number, batchIndex: number) =>
   and(eq(toolCalls.runId, runId), eq(toolCalls.stepIndex, stepIndex), eq(toolCalls.batchIndex, batchIndex));
@@ -52,22 +68,24 @@ export function createRunRepository(db: Db): RunStore {
           scenario: run.scenario,
           limits: run.limits,
           claimToken: run.claimToken,
-          leaseExpiresAt: sql`now() + ${`${run.leaseMs} milliseconds`}::interval`,
+          leaseExpiresAt: leaseFromNow(run.leaseMs),
           startedById: run.startedBy?.id ?? null,
           startedByName: run.startedBy?.name ?? null,
         });
         if (run.files.length > 0) {
           await tx.insert(workspaceFiles).values(run.files.map((file) => ({ runId: run.id, ...file })));
         }
-        await appendEvent(tx, run.id, {
-          type: "run_started",
-          payload: { name: run.name, limits: run.limits, startedBy: run.startedBy },
-        });
+        await appendEvent(
+          tx,
+          run.id,
+          { type: "run_started", payload: { name: run.name, limits: run.limits, startedBy: run.startedBy } },
+          run.claimToken,
+        );
       });
     },
 
     async getRun(runId) {
-      const [row] = await db.select().from(runs).where(eq(runs.id, runId));
+      const [row] = await db.select(runWithLease).from(runs).where(eq(runs.id, runId));
       return row ? toRunRecord(row) : null;
     },
 
@@ -89,10 +107,13 @@ export function createRunRepository(db: Db): RunStore {
       }));
     },
 
-    appendEvent: (runId, event) => db.transaction((tx) => appendEvent(tx, runId, event)),
+    appendEvent: (runId, claimToken, event) =>
+      db.transaction((tx) => appendEvent(tx, runId, event, claimToken)),
 
-    async recordStep(runId, step: NewStep, modelCalls) {
+    async recordStep(runId, claimToken, step: NewStep, modelCalls) {
       await db.transaction(async (tx) => {
+        // The fenced append comes first: a worker that lost its claim writes nothing, not even the step.
+        await appendEvent(tx, runId, stepPlannedEvent(step, modelCalls), claimToken);
         await tx
           .insert(steps)
           .values({ runId, index: step.index, text: step.text, plan: step.plan, metrics: step.metrics });
@@ -112,16 +133,17 @@ export function createRunRepository(db: Db): RunStore {
           );
         }
         await tx.update(runs).set({ modelCalls }).where(eq(runs.id, runId));
-        await appendEvent(tx, runId, stepPlannedEvent(step, modelCalls));
       });
     },
 
-    startCall: (runId, stepIndex, batchIndex) =>
+    startCall: (runId, claimToken, stepIndex, batchIndex) =>
       db.transaction(async (tx) => {
-        const seq = await appendEvent(tx, runId, {
-          type: "call_started",
-          payload: { stepIndex, batchIndex },
-        });
+        const seq = await appendEvent(
+          tx,
+          runId,
+          { type: "call_started", payload: { stepIndex, batchIndex } },
+          claimToken,
+        );
         await tx
           .update(toolCalls)
           .set({ status: "running", startSeq: seq })
@@ -129,12 +151,14 @@ export function createRunRepository(db: Db): RunStore {
         return seq;
       }),
 
-    settleCall: (runId, stepIndex, batchIndex, outcome: CallOutcome) =>
+    settleCall: (runId, claimToken, stepIndex, batchIndex, outcome: CallOutcome) =>
       db.transaction(async (tx) => {
-        const seq = await appendEvent(tx, runId, {
-          type: "call_settled",
-          payload: { stepIndex, batchIndex, ...outcome },
-        });
+        const seq = await appendEvent(
+          tx,
+          runId,
+          { type: "call_settled", payload: { stepIndex, batchIndex, ...outcome } },
+          claimToken,
+        );
         await tx
           .update(toolCalls)
           .set({
@@ -147,25 +171,25 @@ export function createRunRepository(db: Db): RunStore {
         return seq;
       }),
 
-    async invalidateCalls(runId, stepIndex, outcomes, reason) {
+    async invalidateCalls(runId, claimToken, stepIndex, outcomes, reason) {
       await db.transaction(async (tx) => {
+        await appendEvent(tx, runId, callsInvalidatedEvent(stepIndex, outcomes, reason), claimToken);
         for (const { batchIndex, outcome } of outcomes) {
           await tx
             .update(toolCalls)
             .set({ status: outcome.status, result: null, error: outcome.error })
             .where(callKey(runId, stepIndex, batchIndex));
         }
-        await appendEvent(tx, runId, callsInvalidatedEvent(stepIndex, outcomes, reason));
       });
     },
 
-    async finishStep(runId, stepIndex, metrics: StepMetrics) {
+    async finishStep(runId, claimToken, stepIndex, metrics: StepMetrics) {
       await db.transaction(async (tx) => {
+        await appendEvent(tx, runId, { type: "step_finished", payload: { stepIndex, metrics } }, claimToken);
         await tx
           .update(steps)
           .set({ metrics, updatedAt: new Date() })
           .where(and(eq(steps.runId, runId), eq(steps.index, stepIndex)));
-        await appendEvent(tx, runId, { type: "step_finished", payload: { stepIndex, metrics } });
       });
     },
 
@@ -183,7 +207,8 @@ export function createRunRepository(db: Db): RunStore {
           .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
           .returning({ id: runs.id });
         if (!row) throw new LostClaimError(runId);
-        await appendEvent(tx, runId, awaitingApprovalEvent(state));
+        // Fenced by the UPDATE above, which took the claim away.
+        await appendEvent(tx, runId, awaitingApprovalEvent(state), null);
       });
     },
 
@@ -203,7 +228,7 @@ export function createRunRepository(db: Db): RunStore {
           .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
           .returning({ id: runs.id });
         if (!row) throw new LostClaimError(runId);
-        await appendEvent(tx, runId, { type: "run_finished", payload: { status, error } });
+        await appendEvent(tx, runId, { type: "run_finished", payload: { status, error } }, null);
       });
     },
 
@@ -217,7 +242,7 @@ export function createRunRepository(db: Db): RunStore {
             .where(and(eq(runs.id, runId), inArray(runs.status, ["RUNNING", "WAITING_FOR_APPROVAL"])))
             .returning({ id: runs.id });
           if (!row) return false;
-          await appendEvent(tx, runId, { type: "run_finished", payload: { status: "FAILED", error } });
+          await appendEvent(tx, runId, { type: "run_finished", payload: { status: "FAILED", error } }, null);
           return true;
         });
       } catch {
@@ -225,14 +250,15 @@ export function createRunRepository(db: Db): RunStore {
       }
     },
 
-    takeCancelRequest: (runId) =>
+    takeCancelRequest: (runId, claimToken) =>
       db.transaction(async (tx) => {
         const [row] = await tx
-          .select({ cancelRequested: runs.cancelRequested })
+          .select({ cancelRequested: runs.cancelRequested, claimToken: runs.claimToken, status: runs.status })
           .from(runs)
-          .where(and(eq(runs.id, runId), isNotNull(runs.cancelRequested)))
+          .where(eq(runs.id, runId))
           .for("update");
-        if (!row?.cancelRequested) return null;
+        if (row?.claimToken !== claimToken || row.status !== "RUNNING") throw new LostClaimError(runId);
+        if (!row.cancelRequested) return null;
         await tx.update(runs).set({ cancelRequested: null }).where(eq(runs.id, runId));
         return row.cancelRequested;
       }),
@@ -258,13 +284,13 @@ export function createRunRepository(db: Db): RunStore {
         .set({
           status: "RUNNING",
           claimToken,
-          leaseExpiresAt: sql`now() + ${`${leaseMs} milliseconds`}::interval`,
+          leaseExpiresAt: leaseFromNow(leaseMs),
           // waitingSince stays: if the decision is refused and the run released, it has waited since then.
           updatedAt: new Date(),
         })
         .where(and(eq(runs.id, runId), eq(runs.status, "WAITING_FOR_APPROVAL")))
         .returning();
-      return row ? toRunRecord(row) : null;
+      return row ? toRunRecord({ ...row, leaseExpired: false }) : null;
     },
 
     async releaseRun(runId, claimToken, state, event) {
@@ -282,12 +308,44 @@ export function createRunRepository(db: Db): RunStore {
             .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
             .returning({ id: runs.id });
           if (!row) return false;
-          await appendEvent(tx, runId, event);
+          await appendEvent(tx, runId, event, null);
           return true;
         });
       } catch {
         return false;
       }
+    },
+
+    async renewLease(runId, claimToken, leaseMs) {
+      const rows = await db
+        .update(runs)
+        .set({ leaseExpiresAt: leaseFromNow(leaseMs) })
+        .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
+        .returning({ id: runs.id });
+      return rows.length > 0;
+    },
+
+    async claimExpiredRuns({ leaseMs, limit, runId }) {
+      const expired = db
+        .select({ id: runs.id })
+        .from(runs)
+        .where(runId === undefined ? isExpired : and(isExpired, eq(runs.id, runId)))
+        .orderBy(asc(runs.leaseExpiresAt))
+        .limit(limit)
+        .for("update", { skipLocked: true });
+      const rows = await db
+        .update(runs)
+        .set({
+          claimToken: sql`gen_random_uuid()::text`,
+          leaseExpiresAt: leaseFromNow(leaseMs),
+          updatedAt: new Date(),
+        })
+        .where(and(inArray(runs.id, expired), isExpired))
+        .returning();
+      return rows.map((row) => ({
+        run: toRunRecord({ ...row, leaseExpired: false }),
+        claimToken: row.claimToken ?? "",
+      }));
     },
 
     async recordApproval(record: ApprovalRecord) {

@@ -55,7 +55,7 @@ export async function claimWaitingRun(
     throw error;
   }
   await holdingClaim(store, runId, () =>
-    store.appendEvent(runId, {
+    store.appendEvent(runId, claimToken, {
       type: "run_claimed",
       payload: { stepIndex: state.stepIndex, turnDigest: state.pending.turnDigest, purpose },
     }),

@@ -660,9 +660,9 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       const { runId, pending } = await startWaiting(writeTurn("announce fails"));
       const service = harness.serviceWith((repository) => ({
         ...repository,
-        appendEvent: async (id, event) => {
+        appendEvent: async (id, claimToken, event) => {
           if (event.type === "approval_decided") throw new Error("connection reset");
-          return repository.appendEvent(id, event);
+          return repository.appendEvent(id, claimToken, event);
         },
       }));
       await expect(service.decide(runId, approve(pending))).rejects.toThrow("connection reset");

@@ -171,7 +171,7 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
   }
 
   const outcome: DecisionResult["outcome"] = decision.approve ? "executed" : "denied";
-  await store.appendEvent(runId, {
+  await store.appendEvent(runId, claimToken, {
     type: "approval_decided",
     payload: {
       stepIndex: state.stepIndex,

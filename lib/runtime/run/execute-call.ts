@@ -35,11 +35,11 @@ export async function executeCall(
   call: PreflightedCall,
   signal: AbortSignal,
 ): Promise<CallOutcome> {
-  const { store, runId, registry } = environment;
-  await store.startCall(runId, stepIndex, call.batchIndex);
+  const { store, runId, claimToken, registry } = environment;
+  await store.startCall(runId, claimToken, stepIndex, call.batchIndex);
   const outcome = await runTool(environment, call, signal);
   try {
-    await store.settleCall(runId, stepIndex, call.batchIndex, outcome);
+    await store.settleCall(runId, claimToken, stepIndex, call.batchIndex, outcome);
   } catch (error) {
     if (isWriteEffect(registry.effectFor(call.name))) throw new StepAuditError(runId, call, error);
     environment.log?.("a read call's outcome could not be stored; the run goes on", {

@@ -27,7 +27,7 @@ export async function executeStep(environment: RunEnvironment, progress: StepPro
   let current = progress;
   const segments = current.plan.segments;
   for (let index = current.nextSegment; index < segments.length; index += 1) {
-    const cancelled = await store.takeCancelRequest(runId);
+    const cancelled = await store.takeCancelRequest(runId, environment.claimToken);
     if (cancelled) {
       const reason = cancelled === "run" ? CANCELLED_RUN : CANCELLED_TURN;
       return {
@@ -42,7 +42,7 @@ export async function executeStep(environment: RunEnvironment, progress: StepPro
       await suspendAtBarrier(environment, { ...current, nextSegment: index });
       return { kind: "suspended" };
     }
-    await store.appendEvent(runId, {
+    await store.appendEvent(runId, environment.claimToken, {
       type: "wave_started",
       payload: { stepIndex: current.stepIndex, batchIndexes: segment.batchIndexes },
     });
@@ -93,7 +93,13 @@ export async function invalidateRemaining(
             error: { code: "invalidated", message: `Not executed: ${reason.message} (${reason.code}).` },
           },
   }));
-  await environment.store.invalidateCalls(environment.runId, progress.stepIndex, settled, reason.code);
+  await environment.store.invalidateCalls(
+    environment.runId,
+    environment.claimToken,
+    progress.stepIndex,
+    settled,
+    reason.code,
+  );
   return {
     ...progress,
     nextSegment: progress.plan.segments.length,
@@ -145,7 +151,7 @@ export async function resolveBarrier(
   const segment = progress.plan.segments[progress.nextSegment];
   const barrier = segment?.kind === "barrier" ? progress.calls[segment.batchIndex] : undefined;
   if (!barrier) throw new Error(`step ${progress.stepIndex} is not waiting at a barrier`);
-  await environment.store.appendEvent(environment.runId, {
+  await environment.store.appendEvent(environment.runId, environment.claimToken, {
     type: "run_resumed",
     payload: {
       stepIndex: progress.stepIndex,

@@ -29,7 +29,7 @@ export type NextStep =
  * dispatches nothing and sends the model a notice listing every problem.
  */
 export async function planNextStep(environment: RunEnvironment, between: Between): Promise<NextStep> {
-  const { store, runId, registry, limits } = environment;
+  const { store, runId, claimToken, registry, limits } = environment;
   const signal = environment.stepSignal();
   let completion: Awaited<ReturnType<typeof environment.model.complete>>;
   try {
@@ -41,7 +41,7 @@ export async function planNextStep(environment: RunEnvironment, between: Between
     });
   } catch (error) {
     // A cancellation aborts the model call: that is the cancel taking effect, not the model failing.
-    const cancelled = signal.aborted ? await store.takeCancelRequest(runId) : null;
+    const cancelled = signal.aborted ? await store.takeCancelRequest(runId, claimToken) : null;
     if (cancelled) return { kind: "cancelled", scope: cancelled };
     throw error;
   }
@@ -57,6 +57,7 @@ export async function planNextStep(environment: RunEnvironment, between: Between
   const metrics = computeStepMetrics(plan, calls.length, limits, { completedWaves: 0, invalidatedCount: 0 });
   await store.recordStep(
     runId,
+    claimToken,
     {
       index: stepIndex,
       text: completion.text,
@@ -72,7 +73,7 @@ export async function planNextStep(environment: RunEnvironment, between: Between
   );
 
   if (plan.kind === "repair") {
-    await store.finishStep(runId, stepIndex, metrics);
+    await store.finishStep(runId, claimToken, stepIndex, metrics);
     return {
       kind: "repair",
       transcript: [...transcript, { role: "repair_notice", text: formatRepairNotice(plan.problems) }],

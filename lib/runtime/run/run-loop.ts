@@ -55,7 +55,7 @@ async function drive(environment: RunEnvironment, start: RunStart): Promise<RunS
       progress = undefined;
     }
 
-    if ((await environment.store.takeCancelRequest(environment.runId)) === "run") {
+    if ((await environment.store.takeCancelRequest(environment.runId, environment.claimToken)) === "run") {
       return endRun(environment, "CANCELLED");
     }
     const next = await planNextStep(environment, between);
@@ -88,7 +88,7 @@ async function completeStep(environment: RunEnvironment, progress: StepProgress)
     completedWaves: progress.completedWaves,
     invalidatedCount: outcomes.filter((outcome) => outcome.status === "invalidated").length,
   });
-  await environment.store.finishStep(environment.runId, progress.stepIndex, metrics);
+  await environment.store.finishStep(environment.runId, environment.claimToken, progress.stepIndex, metrics);
   const results: TranscriptEntry[] = progress.calls.map((call) => {
     const outcome = progress.outcomes[call.batchIndex] ?? {
       status: "not_dispatched",

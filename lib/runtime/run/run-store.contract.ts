@@ -110,7 +110,7 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
     async function waitingRun(store: RunStore) {
       const run = newRun();
       await store.createRun(run);
-      await store.recordStep(run.id, STEP, 1);
+      await store.recordStep(run.id, run.claimToken, STEP, 1);
       await store.suspendRun(run.id, run.claimToken, STATE);
       return run;
     }
@@ -127,6 +127,7 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
           modelCalls: 0,
           state: null,
           startedById: "user-1",
+          leaseExpired: false,
         });
         const events = await store.readEvents(run.id, 0);
         expect(events).toEqual([
@@ -147,7 +148,10 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         expect(await store.readEvents(unknown, 0)).toEqual([]);
         expect(await store.listApprovals(unknown)).toEqual([]);
         await expect(
-          store.appendEvent(unknown, { type: "wave_started", payload: { stepIndex: 0, batchIndexes: [0] } }),
+          store.appendEvent(unknown, "any", {
+            type: "wave_started",
+            payload: { stepIndex: 0, batchIndexes: [0] },
+          }),
         ).rejects.toThrow();
       }));
 
@@ -157,13 +161,17 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         const other = newRun();
         await store.createRun(run);
         await store.createRun(other);
-        await store.recordStep(run.id, STEP, 1);
-        const wave = await store.appendEvent(run.id, {
+        await store.recordStep(run.id, run.claimToken, STEP, 1);
+        const wave = await store.appendEvent(run.id, run.claimToken, {
           type: "wave_started",
           payload: { stepIndex: 0, batchIndexes: [0] },
         });
-        const started = await store.startCall(run.id, 0, 0);
-        const settled = await store.settleCall(run.id, 0, 0, { status: "ok", result: { n: 1 }, error: null });
+        const started = await store.startCall(run.id, run.claimToken, 0, 0);
+        const settled = await store.settleCall(run.id, run.claimToken, 0, 0, {
+          status: "ok",
+          result: { n: 1 },
+          error: null,
+        });
         expect([wave, started, settled]).toEqual([3, 4, 5]);
         const events = await store.readEvents(run.id, 0);
         expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
@@ -185,7 +193,7 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
       withStore(async (store) => {
         const run = newRun();
         await store.createRun(run);
-        await store.recordStep(run.id, STEP, 3);
+        await store.recordStep(run.id, run.claimToken, STEP, 3);
         expect((await store.getRun(run.id))?.modelCalls).toBe(3);
         const [, planned] = await store.readEvents(run.id, 0);
         expect(planned).toMatchObject({
@@ -210,6 +218,7 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         });
         await store.invalidateCalls(
           run.id,
+          run.claimToken,
           0,
           [
             {
@@ -219,7 +228,7 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
           ],
           "turn_cancelled",
         );
-        await store.finishStep(run.id, 0, { ...METRICS, invalidatedCount: 1 });
+        await store.finishStep(run.id, run.claimToken, 0, { ...METRICS, invalidatedCount: 1 });
         const [invalidated, finished] = await store.readEvents(run.id, 2);
         expect(invalidated).toMatchObject({
           type: "calls_invalidated",
@@ -247,14 +256,67 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
       withStore(async (store) => {
         const run = newRun();
         await store.createRun(run);
-        await store.recordStep(run.id, STEP, 1);
+        await store.recordStep(run.id, run.claimToken, STEP, 1);
         const before = await store.readEvents(run.id, 0);
+        const stale = "not-the-token";
+        const writes: Array<() => Promise<unknown>> = [
+          () =>
+            store.appendEvent(run.id, stale, {
+              type: "wave_started",
+              payload: { stepIndex: 0, batchIndexes: [0] },
+            }),
+          () => store.recordStep(run.id, stale, { ...STEP, index: 1 }, 2),
+          () => store.startCall(run.id, stale, 0, 0),
+          () => store.settleCall(run.id, stale, 0, 0, { status: "ok", result: null, error: null }),
+          () =>
+            store.invalidateCalls(
+              run.id,
+              stale,
+              0,
+              [{ batchIndex: 1, outcome: { status: "invalidated", result: null, error: null } }],
+              "x",
+            ),
+          () => store.finishStep(run.id, stale, 0, METRICS),
+        ];
+        for (const write of writes) await expect(write()).rejects.toSatisfy(isLostClaim);
         await expect(store.suspendRun(run.id, "not-the-token", STATE)).rejects.toSatisfy(isLostClaim);
         await expect(store.finishRun(run.id, "not-the-token", "COMPLETED", null)).rejects.toSatisfy(
           isLostClaim,
         );
         expect(await store.readEvents(run.id, 0)).toEqual(before);
-        expect((await store.getRun(run.id))?.status).toBe("RUNNING");
+        expect(await store.getRun(run.id)).toMatchObject({ status: "RUNNING", modelCalls: 1 });
+        expect(await store.renewLease(run.id, stale, 60_000)).toBe(false);
+      }));
+
+    it("renews a lease only for its holder, and lets any instance take over a run whose lease ran out", () =>
+      withStore(async (store) => {
+        const live = newRun({ leaseMs: 60_000 });
+        const dead = newRun({ leaseMs: 1 });
+        await store.createRun(live);
+        await store.createRun(dead);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(await store.getRun(live.id)).toMatchObject({ leaseExpired: false });
+        expect(await store.getRun(dead.id)).toMatchObject({ leaseExpired: true });
+        expect(await store.renewLease(live.id, live.claimToken, 60_000)).toBe(true);
+
+        // Two sweeps at once: the expired run goes to exactly one of them, the live one to none.
+        const [a, b] = await Promise.all([
+          store.claimExpiredRuns({ leaseMs: 60_000, limit: 10, runId: dead.id }),
+          store.claimExpiredRuns({ leaseMs: 60_000, limit: 10, runId: dead.id }),
+        ]);
+        const taken = [...a, ...b];
+        expect(taken).toHaveLength(1);
+        expect(taken[0]?.run).toMatchObject({ id: dead.id, status: "RUNNING", leaseExpired: false });
+        expect(taken[0]?.claimToken).not.toBe(dead.claimToken);
+        expect(await store.claimExpiredRuns({ leaseMs: 60_000, limit: 10, runId: live.id })).toEqual([]);
+
+        // The old holder is fenced out; the new one writes.
+        await expect(store.startCall(dead.id, dead.claimToken, 0, 0)).rejects.toSatisfy(isLostClaim);
+        expect(await store.renewLease(dead.id, dead.claimToken, 60_000)).toBe(false);
+        const newToken = taken[0]?.claimToken ?? "";
+        await store.finishRun(dead.id, newToken, "CANCELLED", null);
+        expect(await store.getRun(dead.id)).toMatchObject({ status: "CANCELLED", leaseExpired: false });
+        expect(await store.claimExpiredRuns({ leaseMs: 1, limit: 10, runId: dead.id })).toEqual([]);
       }));
 
     it("lets exactly one of two claims take a waiting run; a release needs that claim's token", () =>
@@ -306,13 +368,16 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
       withStore(async (store) => {
         const run = newRun();
         await store.createRun(run);
-        expect(await store.takeCancelRequest(run.id)).toBeNull();
+        const take = () => store.takeCancelRequest(run.id, run.claimToken);
+        expect(await take()).toBeNull();
         expect(await store.requestCancel(run.id, "run")).toBe(true);
         expect(await store.requestCancel(run.id, "turn")).toBe(true);
-        expect(await store.takeCancelRequest(run.id)).toBe("run");
-        expect(await store.takeCancelRequest(run.id)).toBeNull();
+        // Only the holder takes it.
+        await expect(store.takeCancelRequest(run.id, "not-the-token")).rejects.toSatisfy(isLostClaim);
+        expect(await take()).toBe("run");
+        expect(await take()).toBeNull();
         expect(await store.requestCancel(run.id, "turn")).toBe(true);
-        expect(await store.takeCancelRequest(run.id)).toBe("turn");
+        expect(await take()).toBe("turn");
         await store.finishRun(run.id, run.claimToken, "COMPLETED", null);
         expect(await store.requestCancel(run.id, "run")).toBe(false);
       }));

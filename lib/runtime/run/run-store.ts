@@ -15,6 +15,14 @@ export interface RunRecord {
   state: unknown;
   /** The user who started the run, when the host knows one. */
   startedById: string | null;
+  /** True when the run is RUNNING and its claim's lease has run out: its worker is gone. */
+  leaseExpired: boolean;
+}
+
+/** A run this worker has just taken over, and the claim it now holds. */
+export interface ClaimedRunRecord {
+  run: RunRecord;
+  claimToken: string;
 }
 
 /** A run about to start, claimed by the worker that creates it. */
@@ -62,8 +70,10 @@ export interface StoredApproval extends Omit<ApprovalRecord, "runId"> {
  * settles (`startSeq`, `settleSeq`). Events are built from the catalogue in
  * `events/run-events.ts` and nowhere else.
  *
- * Methods taking a `claimToken` change the run only while that token still
- * holds the claim, and throw `LostClaimError` otherwise.
+ * Methods taking a `claimToken` are fenced: they change the run only while
+ * that token holds its claim (checked in the same statement that takes the
+ * event's seq) and throw `LostClaimError` otherwise, writing nothing. A
+ * worker whose claim was taken over can therefore never write again.
  *
  * Every implementation passes the contract suite in `run-store.contract.ts`.
  */
@@ -76,22 +86,29 @@ export interface RunStore {
   /** The run's audited decisions, oldest first. */
   listApprovals(runId: string): Promise<StoredApproval[]>;
   /** Appends an event; returns its seq. */
-  appendEvent(runId: string, event: RunEvent): Promise<number>;
+  appendEvent(runId: string, claimToken: string, event: RunEvent): Promise<number>;
   /** Stores a planned step and its calls, sets the run's completion count, emits `step_planned`. */
-  recordStep(runId: string, step: NewStep, modelCalls: number): Promise<void>;
+  recordStep(runId: string, claimToken: string, step: NewStep, modelCalls: number): Promise<void>;
   /** Marks a call running and emits `call_started`; returns its seq (the call's `startSeq`). */
-  startCall(runId: string, stepIndex: number, batchIndex: number): Promise<number>;
+  startCall(runId: string, claimToken: string, stepIndex: number, batchIndex: number): Promise<number>;
   /** Stores a call's outcome and emits `call_settled`; returns its seq (the call's `settleSeq`). */
-  settleCall(runId: string, stepIndex: number, batchIndex: number, outcome: CallOutcome): Promise<number>;
+  settleCall(
+    runId: string,
+    claimToken: string,
+    stepIndex: number,
+    batchIndex: number,
+    outcome: CallOutcome,
+  ): Promise<number>;
   /** Settles never-started calls as `invalidated`/`denied` without seqs; emits one `calls_invalidated`. */
   invalidateCalls(
     runId: string,
+    claimToken: string,
     stepIndex: number,
     outcomes: Array<{ batchIndex: number; outcome: CallOutcome }>,
     reason: string,
   ): Promise<void>;
   /** Stores the step's final metrics and emits `step_finished`. */
-  finishStep(runId: string, stepIndex: number, metrics: StepMetrics): Promise<void>;
+  finishStep(runId: string, claimToken: string, stepIndex: number, metrics: StepMetrics): Promise<void>;
   /** RUNNING → WAITING_FOR_APPROVAL with the state; claim cleared; emits `awaiting_approval`. */
   suspendRun(runId: string, claimToken: string, state: SuspendedState): Promise<void>;
   /** RUNNING → a final status; claim cleared; state kept; emits `run_finished`. */
@@ -104,7 +121,7 @@ export interface RunStore {
   /** Settles the run FAILED whoever holds it (for states no worker can continue). Never throws. */
   forceFail(runId: string, error: RunError): Promise<boolean>;
   /** Reads and clears a cancellation requested while the run is RUNNING. */
-  takeCancelRequest(runId: string): Promise<"turn" | "run" | null>;
+  takeCancelRequest(runId: string, claimToken: string): Promise<"turn" | "run" | null>;
   /** Asks a RUNNING run to cancel; false when the run is not RUNNING. */
   requestCancel(runId: string, scope: "turn" | "run"): Promise<boolean>;
   /** Atomic WAITING_FOR_APPROVAL → RUNNING with a claim and lease; null when lost. */
@@ -119,6 +136,15 @@ export interface RunStore {
     state: unknown,
     event: RunEventOf<"run_released">,
   ): Promise<boolean>;
+  /** Extends the claim's lease to `leaseMs` from now; false when the claim is no longer held. */
+  renewLease(runId: string, claimToken: string, leaseMs: number): Promise<boolean>;
+  /**
+   * Takes over RUNNING runs whose lease has run out, each with a fresh claim
+   * token and lease: at most `limit`, oldest expiry first, or just `runId`.
+   * Concurrent callers never take the same run (the database skips rows
+   * another transaction has locked).
+   */
+  claimExpiredRuns(options: { leaseMs: number; limit: number; runId?: string }): Promise<ClaimedRunRecord[]>;
   /** Appends to the approvals audit; false (never a throw) when it could not be stored. */
   recordApproval(record: ApprovalRecord): Promise<boolean>;
 }

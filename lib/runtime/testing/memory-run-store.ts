@@ -82,6 +82,12 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
     return run;
   }
 
+  const isExpired = (run: StoredRun) =>
+    run.record.status === "RUNNING" && (run.leaseExpiresAt === null || run.leaseExpiresAt < now());
+
+  /** The record as a reader sees it: whether the lease ran out is read against the clock now. */
+  const recordOf = (run: StoredRun): RunRecord => ({ ...run.record, leaseExpired: isExpired(run) });
+
   function setStatus(run: StoredRun, status: RunStatus) {
     run.record = { ...run.record, status };
   }
@@ -104,6 +110,7 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
           modelCalls: 0,
           state: null,
           startedById: newRun.startedBy?.id ?? null,
+          leaseExpired: false,
         },
         name: newRun.name,
         claimToken: newRun.claimToken,
@@ -125,7 +132,7 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
 
     async getRun(runId) {
       const run = runs.get(runId);
-      return run ? copy(run.record) : null;
+      return run ? copy(recordOf(run)) : null;
     },
 
     async readEvents(runId, afterSeq) {
@@ -140,12 +147,12 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       return copy(runs.get(runId)?.approvals ?? []);
     },
 
-    async appendEvent(runId, event) {
-      return append(existing(runId), event);
+    async appendEvent(runId, claimToken, event) {
+      return append(held(runId, claimToken), event);
     },
 
-    async recordStep(runId, step, modelCalls) {
-      const run = existing(runId);
+    async recordStep(runId, claimToken, step, modelCalls) {
+      const run = held(runId, claimToken);
       if (step.calls.some(({ call }) => run.calls.has(callKey(step.index, call.batchIndex)))) {
         throw new Error(`step ${step.index} of run ${runId} is already stored`);
       }
@@ -161,8 +168,8 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       append(run, stepPlannedEvent(step, modelCalls));
     },
 
-    async startCall(runId, stepIndex, batchIndex) {
-      const run = existing(runId);
+    async startCall(runId, claimToken, stepIndex, batchIndex) {
+      const run = held(runId, claimToken);
       const stored = call(run, stepIndex, batchIndex);
       const seq = append(run, { type: "call_started", payload: { stepIndex, batchIndex } });
       stored.status = "running";
@@ -170,8 +177,8 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       return seq;
     },
 
-    async settleCall(runId, stepIndex, batchIndex, outcome) {
-      const run = existing(runId);
+    async settleCall(runId, claimToken, stepIndex, batchIndex, outcome) {
+      const run = held(runId, claimToken);
       const stored = call(run, stepIndex, batchIndex);
       const seq = append(run, { type: "call_settled", payload: { stepIndex, batchIndex, ...outcome } });
       stored.status = outcome.status;
@@ -180,8 +187,8 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       return seq;
     },
 
-    async invalidateCalls(runId, stepIndex, outcomes, reason) {
-      const run = existing(runId);
+    async invalidateCalls(runId, claimToken, stepIndex, outcomes, reason) {
+      const run = held(runId, claimToken);
       const stored = outcomes.map(({ batchIndex }) => call(run, stepIndex, batchIndex));
       outcomes.forEach(({ outcome }, index) => {
         const target = stored[index];
@@ -193,8 +200,8 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       append(run, callsInvalidatedEvent(stepIndex, outcomes, reason));
     },
 
-    async finishStep(runId, stepIndex, metrics) {
-      append(existing(runId), { type: "step_finished", payload: { stepIndex, metrics } });
+    async finishStep(runId, claimToken, stepIndex, metrics) {
+      append(held(runId, claimToken), { type: "step_finished", payload: { stepIndex, metrics } });
     },
 
     async suspendRun(runId, claimToken, state) {
@@ -229,10 +236,10 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       return true;
     },
 
-    async takeCancelRequest(runId) {
-      const run = runs.get(runId);
-      const requested = run?.cancelRequested ?? null;
-      if (run) run.cancelRequested = null;
+    async takeCancelRequest(runId, claimToken) {
+      const run = held(runId, claimToken);
+      const requested = run.cancelRequested;
+      run.cancelRequested = null;
       return requested;
     },
 
@@ -250,7 +257,7 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       setStatus(run, "RUNNING");
       run.claimToken = claimToken;
       run.leaseExpiresAt = now() + leaseMs;
-      return copy(run.record);
+      return copy(recordOf(run));
     },
 
     async releaseRun(runId, claimToken, state, event) {
@@ -261,6 +268,25 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       run.leaseExpiresAt = null;
       append(run, event);
       return true;
+    },
+
+    async renewLease(runId, claimToken, leaseMs) {
+      const run = runs.get(runId);
+      if (run?.claimToken !== claimToken || run.record.status !== "RUNNING") return false;
+      run.leaseExpiresAt = now() + leaseMs;
+      return true;
+    },
+
+    async claimExpiredRuns({ leaseMs, limit, runId }) {
+      const expired = [...runs.values()]
+        .filter((run) => isExpired(run) && (runId === undefined || run.record.id === runId))
+        .sort((a, b) => (a.leaseExpiresAt ?? 0) - (b.leaseExpiresAt ?? 0))
+        .slice(0, limit);
+      return expired.map((run) => {
+        run.claimToken = crypto.randomUUID();
+        run.leaseExpiresAt = now() + leaseMs;
+        return { run: copy(recordOf(run)), claimToken: run.claimToken };
+      });
     },
 
     async recordApproval({ runId, ...approval }) {
@@ -277,7 +303,7 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
     inspect(runId) {
       const run = existing(runId);
       return copy({
-        ...run.record,
+        ...recordOf(run),
         claimToken: run.claimToken,
         leaseExpiresAt: run.leaseExpiresAt,
         error: run.error,
