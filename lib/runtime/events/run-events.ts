@@ -86,6 +86,22 @@ const payloadSchemas = {
   }),
   /** A worker picked the run up at its barrier and applies `action` there. */
   run_resumed: z.object({ stepIndex, action: z.enum(["approve", "deny", "cancel_turn", "cancel_run"]) }),
+  /**
+   * A worker took over a run whose worker was gone (its lease ran out), and
+   * went on from what was stored: `by` names the instance, `from` the step and
+   * segment it picked up at (null between steps). `reissuedCompletion` is true
+   * when the model is asked again for a completion the lost worker may already
+   * have requested; the report counts those.
+   */
+  run_recovered: z.object({
+    by: z.string(),
+    from: z.object({
+      stepIndex: z.number().int().min(0).nullable(),
+      segment: z.number().int().min(0).nullable(),
+    }),
+    resumption: z.enum(["step", "barrier", "next_completion", "returned_to_waiting", "finished"]),
+    reissuedCompletion: z.boolean(),
+  }),
   run_finished: z.object({
     status: z.enum(["COMPLETED", "FAILED", "CANCELLED"]),
     error: runErrorSchema.nullable(),
@@ -118,6 +134,7 @@ export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
   run_released: 1,
   approval_decided: 1,
   run_resumed: 1,
+  run_recovered: 1,
   run_finished: 1,
 };
 

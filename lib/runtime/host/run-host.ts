@@ -1,8 +1,10 @@
-import { cancelRun, startCancelRun } from "../coordinator/cancel-run";
+import { startCancelRun } from "../coordinator/cancel-run";
 import type { CoordinatorDependencies } from "../coordinator/coordinator-dependencies";
 import { type Decision, decide, startDecision } from "../coordinator/decide";
-import type { Model } from "../model/model";
+import { RuntimeError } from "../errors";
+import type { Model, TranscriptEntry } from "../model/model";
 import { describeFirstIssue, UnreadableRunError } from "../run/persisted-schemas";
+import { recoverRun } from "../run/recover-run";
 import type { RunEnvironment } from "../run/run-environment";
 import { driveRun } from "../run/run-loop";
 import type { RunRecord, RunStore } from "../run/run-store";
@@ -25,6 +27,8 @@ export interface RunHostOptions {
   leaseMs: number;
   /** Separation of duties for every run, whatever its scenario says. */
   requireDistinctApprover?: boolean;
+  /** This instance's name in `run_recovered` events (default: a random one). */
+  instanceId?: string;
   log?(message: string, detail?: Record<string, unknown>): void;
 }
 
@@ -68,7 +72,9 @@ export function createRunHost(options: RunHostOptions) {
       model: options.createModel(scenario),
       registry: createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals }),
       limits: run.limits,
+      leaseMs: options.leaseMs,
       stepSignal: () => stepSignal(run.id),
+      abortInFlight: () => stepControllers.get(run.id)?.abort(),
       createToolContext: (signal) => options.createToolContext(run.id, signal),
       log: options.log,
     };
@@ -85,6 +91,59 @@ export function createRunHost(options: RunHostOptions) {
     log: options.log,
     abortInProcess: (runId) => stepControllers.get(runId)?.abort(),
   };
+
+  const instanceId = options.instanceId ?? `instance-${crypto.randomUUID().slice(0, 8)}`;
+
+  /**
+   * Takes over RUNNING runs whose worker is gone (lease run out), at most
+   * `limit`, or just `runId`, and goes on with each from what is stored. The
+   * sweep every instance runs; other instances sweeping at once never take
+   * the same run. Resolves with the runs taken; each goes on in `settled`.
+   */
+  async function recoverExpiredRuns(
+    sweep: { limit?: number; runId?: string } = {},
+  ): Promise<Array<{ runId: string; settled: Promise<RunStatus> }>> {
+    const claimed = await store.claimExpiredRuns({
+      leaseMs: options.leaseMs,
+      limit: sweep.limit ?? 20,
+      runId: sweep.runId,
+    });
+    return claimed.map(({ run, claimToken }) => ({
+      runId: run.id,
+      settled: recoverClaimed(run, claimToken),
+    }));
+  }
+
+  async function recoverClaimed(run: RunRecord, claimToken: string): Promise<RunStatus> {
+    let environment: RunEnvironment;
+    let scenario: Scenario;
+    try {
+      scenario = decodeStoredScenario(run);
+      environment = createEnvironment(run, claimToken);
+    } catch (error) {
+      const runError = RuntimeError.isInstance(error)
+        ? { code: error.code, message: error.message }
+        : {
+            code: "internal_error",
+            message: "The run could not be recovered; the server log has the details.",
+          };
+      options.log?.("a run could not be recovered", { runId: run.id, ...runError });
+      await store.forceFail(run.id, runError);
+      return "FAILED";
+    }
+    return recoverRun(environment, run, { by: instanceId, initialTranscript: initialTranscriptOf(scenario) });
+  }
+
+  /**
+   * A cancel is stored on a running run and taken by whichever worker holds
+   * it. A run whose worker is gone has nobody to take it: it is taken over
+   * here and now, and the recovering worker applies the cancel at once.
+   */
+  async function startCancel(runId: string, scope: "turn" | "run"): Promise<{ settled: Promise<RunStatus> }> {
+    const started = await startCancelRun(runId, scope, coordinator);
+    const [recovery] = await recoverExpiredRuns({ runId, limit: 1 });
+    return recovery ? { settled: recovery.settled } : started;
+  }
 
   async function startRun(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
     const limits: Limits = { ...DEFAULT_LIMITS, ...scenario.limits };
@@ -107,8 +166,7 @@ export function createRunHost(options: RunHostOptions) {
     const run = await store.getRun(runId);
     if (!run) throw new Error(`run ${runId} vanished after it was stored`);
     const settled = driveRun(createEnvironment(run, claimToken), {
-      transcript:
-        scenario.model.kind === "openai-compatible" ? [{ role: "user", text: scenario.model.prompt }] : [],
+      transcript: initialTranscriptOf(scenario),
       modelCalls: 0,
       nextStepIndex: 0,
     });
@@ -122,9 +180,12 @@ export function createRunHost(options: RunHostOptions) {
     /** Applies a decision and answers once it has taken effect; the run goes on in `settled`. */
     startDecision: (runId: string, decision: Decision) => startDecision(runId, decision, coordinator),
     /** Cancels a turn or the run and answers once the run next waits or ends (or, if it is running, at once). */
-    cancelRun: (runId: string, scope: "turn" | "run") => cancelRun(runId, scope, coordinator),
+    async cancelRun(runId: string, scope: "turn" | "run") {
+      return { status: await (await startCancel(runId, scope)).settled };
+    },
+    recoverExpiredRuns,
     /** Cancels and answers once the cancellation has taken effect; the run goes on in `settled`. */
-    startCancelRun: (runId: string, scope: "turn" | "run") => startCancelRun(runId, scope, coordinator),
+    startCancelRun: startCancel,
     /** Aborts what this process has in flight for a run (a model call, tools) after a cancel elsewhere. */
     abortInProcess: coordinator.abortInProcess,
     getRun: (runId: string) => store.getRun(runId),
@@ -139,6 +200,11 @@ export function createRunHost(options: RunHostOptions) {
 }
 
 export type RunHost = ReturnType<typeof createRunHost>;
+
+/** What the model has been told before its first completion: a real model's prompt; nothing for a script. */
+function initialTranscriptOf(scenario: Scenario): TranscriptEntry[] {
+  return scenario.model.kind === "openai-compatible" ? [{ role: "user", text: scenario.model.prompt }] : [];
+}
 
 /** A run's stored scenario, decoded: it was valid when the run started, and must still be. */
 export function decodeStoredScenario(run: RunRecord): Scenario {

@@ -42,12 +42,14 @@ export async function executeStep(environment: RunEnvironment, progress: StepPro
       await suspendAtBarrier(environment, { ...current, nextSegment: index });
       return { kind: "suspended" };
     }
+    // A recovered wave runs only what had not settled before its worker was lost.
+    const unsettled = segment.batchIndexes.filter((batchIndex) => !(String(batchIndex) in current.outcomes));
     await store.appendEvent(runId, environment.claimToken, {
       type: "wave_started",
-      payload: { stepIndex: current.stepIndex, batchIndexes: segment.batchIndexes },
+      payload: { stepIndex: current.stepIndex, batchIndexes: unsettled },
     });
     const settled = await Promise.all(
-      segment.batchIndexes.map(async (batchIndex) => {
+      unsettled.map(async (batchIndex) => {
         const call = current.calls[batchIndex];
         if (!call) throw new Error(`plan names batchIndex ${batchIndex}, which the step does not have`);
         return [batchIndex, await executeCall(environment, current.stepIndex, call, signal)] as const;

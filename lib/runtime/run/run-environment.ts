@@ -12,8 +12,12 @@ export interface RunEnvironment {
   model: Model;
   registry: ToolRegistry;
   limits: Limits;
+  /** How long the claim's lease lasts; the worker renews it every third of that while it drives the run. */
+  leaseMs: number;
   /** The abort signal of the step about to run; aborted when its turn or run is cancelled. */
   stepSignal(): AbortSignal;
+  /** Aborts whatever this worker has in flight for the run (a model call, tools): it lost the run. */
+  abortInFlight(): void;
   /** The tools' view of the run's workspace, memory and tasks. */
   createToolContext(signal: AbortSignal): ToolContext;
   /** Where the runtime reports what it handled but callers may want to know (defaults to nothing). */

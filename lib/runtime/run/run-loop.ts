@@ -13,6 +13,8 @@ export interface RunStart extends Between {
   progress?: StepProgress;
   /** With `progress` stopped at a barrier: how to resolve it before going on. */
   barrierAction?: BarrierAction;
+  /** Repairs in a row so far (a recovered run keeps counting towards `maxRepairAttempts`). */
+  repairAttempts?: number;
 }
 
 /**
@@ -25,18 +27,69 @@ export interface RunStart extends Between {
  * left it.
  */
 export async function driveRun(environment: RunEnvironment, start: RunStart): Promise<RunStatus> {
+  const lease = keepLease(environment);
   try {
     return await drive(environment, start);
   } catch (error) {
     if (LostClaimError.isInstance(error)) return "RUNNING";
     return failRun(environment, error);
+  } finally {
+    lease.stop();
   }
+}
+
+/**
+ * Renews the claim's lease every third of its length while the worker drives
+ * the run, so a long tool or model call never looks like a dead worker. When
+ * the claim turns out to be lost (another instance took the run over), what
+ * is in flight is aborted; the next write then fails fenced, and this worker
+ * stops. A failed renewal (the database unreachable) is tried again: the
+ * lease may well still hold.
+ */
+function keepLease(environment: RunEnvironment): { stop(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let isStopped = false;
+  const schedule = () => {
+    timer = setTimeout(renew, Math.max(1, Math.floor(environment.leaseMs / 3)));
+    // A pending renewal never keeps a process alive on its own.
+    (timer as { unref?: () => void }).unref?.();
+  };
+  const renew = async () => {
+    if (isStopped) return;
+    let held = true;
+    try {
+      held = await environment.store.renewLease(
+        environment.runId,
+        environment.claimToken,
+        environment.leaseMs,
+      );
+    } catch (error) {
+      environment.log?.("the run's lease could not be renewed; trying again", {
+        runId: environment.runId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+    if (isStopped) return;
+    if (!held) {
+      environment.log?.("another worker took the run over; this one stops", { runId: environment.runId });
+      environment.abortInFlight();
+      return;
+    }
+    schedule();
+  };
+  schedule();
+  return {
+    stop() {
+      isStopped = true;
+      clearTimeout(timer);
+    },
+  };
 }
 
 async function drive(environment: RunEnvironment, start: RunStart): Promise<RunStatus> {
   let between: Between = start;
   let progress = start.progress;
-  let repairAttempts = 0;
+  let repairAttempts = start.repairAttempts ?? 0;
   if (progress && start.barrierAction) {
     progress = await resolveBarrier(environment, progress, start.barrierAction);
     if (start.barrierAction.kind === "cancel" && start.barrierAction.scope === "run") {
@@ -122,7 +175,7 @@ async function endRun(environment: RunEnvironment, status: "COMPLETED" | "CANCEL
 }
 
 /** Ends the run FAILED with what may be said of the error; the details go to the log. */
-async function failRun(environment: RunEnvironment, error: unknown): Promise<RunStatus> {
+export async function failRun(environment: RunEnvironment, error: unknown): Promise<RunStatus> {
   // An unexpected error's message may carry SQL or driver details: those go to the log, never into the run.
   const runError: RunError = RuntimeError.isInstance(error)
     ? { code: error.code, message: error.message }

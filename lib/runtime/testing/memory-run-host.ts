@@ -1,5 +1,6 @@
 import { RuntimeError } from "../errors";
 import { createRunHost, type RunHost } from "../host/run-host";
+import type { Model } from "../model/model";
 import { createScriptedModel } from "../model/scripted-model";
 import type { RunStore } from "../run/run-store";
 import { createMemoryRunStore, type MemoryRunStore } from "./memory-run-store";
@@ -25,6 +26,9 @@ export function createMemoryRunHost(
     wrapStore?(store: RunStore): RunStore;
     requireDistinctApprover?: boolean;
     leaseMs?: number;
+    instanceId?: string;
+    /** Puts a decorator around every run's model: to record what it is asked, or make it hang. */
+    wrapModel?(model: Model): Model;
   } = {},
 ): MemoryRunHost {
   const store = options.store ?? createMemoryRunStore();
@@ -40,16 +44,23 @@ export function createMemoryRunHost(
   const host = createRunHost({
     store: options.wrapStore ? options.wrapStore(store) : store,
     createModel: (scenario) => {
-      if (scenario.model.kind === "scripted") return createScriptedModel(scenario.model.turns);
-      return {
-        complete: async () => {
-          throw new RuntimeError("model_unavailable", "The in-memory host runs scripted scenarios only.");
-        },
-      };
+      const model: Model =
+        scenario.model.kind === "scripted"
+          ? createScriptedModel(scenario.model.turns)
+          : {
+              complete: async () => {
+                throw new RuntimeError(
+                  "model_unavailable",
+                  "The in-memory host runs scripted scenarios only.",
+                );
+              },
+            };
+      return options.wrapModel ? options.wrapModel(model) : model;
     },
     createToolContext: (runId, signal) => ({ ...toolContext(runId), signal }),
     leaseMs: options.leaseMs ?? 60_000,
     requireDistinctApprover: options.requireDistinctApprover,
+    instanceId: options.instanceId,
   });
   return { ...host, store, toolContext };
 }

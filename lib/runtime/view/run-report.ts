@@ -10,6 +10,8 @@ export interface RunReport {
   status: RunStatus;
   error: RunError | null;
   modelCalls: number;
+  /** Run-wide figures: how often the run was recovered after its worker was gone, and the completions that cost. */
+  metrics: { recoveries: number; recoveredCompletions: number };
   pending: PendingTurn | null;
   steps: Array<{
     index: number;
@@ -68,6 +70,7 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
     status: view.status,
     error: view.error,
     modelCalls: view.modelCalls,
+    metrics: { recoveries: view.recoveries, recoveredCompletions: view.recoveredCompletions },
     startedBy: view.startedBy,
     pending: view.pending ? { turnDigest: view.pending.turnDigest, calls: view.pending.calls } : null,
     steps: view.steps.map((step) => ({

@@ -62,6 +62,9 @@ export interface RunView {
   error: RunError | null;
   /** Completions the model has returned so far. */
   modelCalls: number;
+  /** Times a worker took the run over after its worker was gone, and completions asked for again then. */
+  recoveries: number;
+  recoveredCompletions: number;
   /** The seq of the last event folded in; the stream resumes after it. */
   lastSeq: number;
   steps: StepView[];
@@ -82,6 +85,8 @@ export function emptyRunView(runId: string): RunView {
     limits: null,
     error: null,
     modelCalls: 0,
+    recoveries: 0,
+    recoveredCompletions: 0,
     lastSeq: 0,
     steps: [],
     pending: null,
@@ -172,6 +177,12 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
     }
     case "run_resumed":
       return { ...view, status: "RUNNING", pending: null };
+    case "run_recovered":
+      return {
+        ...view,
+        recoveries: view.recoveries + 1,
+        recoveredCompletions: view.recoveredCompletions + (event.payload.reissuedCompletion ? 1 : 0),
+      };
     case "run_finished":
       return { ...view, status: event.payload.status, error: event.payload.error, pending: null };
     default:
