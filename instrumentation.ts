@@ -1,7 +1,9 @@
 /**
  * Runs once when a server instance starts: opens the database and applies
  * migrations before the first request, so no request pays PGlite's start-up,
- * and seeds the first administrator from the environment on a fresh database.
+ * seeds the first administrator from the environment on a fresh database,
+ * and starts the background work (taking over runs whose worker is gone)
+ * unless PLAYGROUND_BACKGROUND_WORK=off leaves that to `npm run worker`.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -12,6 +14,10 @@ export async function register() {
     const { seedAdminFromEnv } = await import("./lib/server/auth/accounts");
     if (await seedAdminFromEnv(await getAuth(), handle.db)) {
       console.info(`created the first administrator, ${process.env.PLAYGROUND_ADMIN_EMAIL}`);
+    }
+    if (process.env.PLAYGROUND_BACKGROUND_WORK !== "off") {
+      const { startServerBackgroundWork } = await import("./lib/server/get-run-service");
+      await startServerBackgroundWork();
     }
   } catch (error) {
     // The health route reports it; requests retry the open.

@@ -20,13 +20,19 @@ const STREAM_LABELS: Record<StreamState, string> = {
 };
 
 /** The live run: header and controls, the approval panel, the steps as a timeline, the event log. */
-export function RunPage({ initialView }: { initialView: RunView }) {
+export function RunPage({
+  initialView,
+  initialWorkerLost = false,
+}: {
+  initialView: RunView;
+  initialWorkerLost?: boolean;
+}) {
   const { data: view, error: refreshError } = useQuery({
     ...runViewQueryOptions(initialView.runId),
     initialData: initialView,
   });
   const isFinished = isTerminalStatus(view.status);
-  const stream = useRunStream(view.runId, isFinished);
+  const stream = useRunStream(view.runId, isFinished, initialWorkerLost);
 
   return (
     <div className="run-page">
@@ -40,10 +46,10 @@ export function RunPage({ initialView }: { initialView: RunView }) {
         </div>
         <div className="run-state">
           <span role="status" aria-label="Run status">
-            <StatusBadge status={view.status} />
+            <StatusBadge status={stream.workerLost ? "RECOVERING" : view.status} />
           </span>
-          <span className="stream-state" role="status" aria-label="Live updates" data-state={stream}>
-            {STREAM_LABELS[stream]}
+          <span className="stream-state" role="status" aria-label="Live updates" data-state={stream.state}>
+            {STREAM_LABELS[stream.state]}
           </span>
           <RunControls runId={view.runId} isActive={!isFinished} />
         </div>
@@ -52,6 +58,13 @@ export function RunPage({ initialView }: { initialView: RunView }) {
         <p className="alert" role="alert">
           <strong>Could not refresh this run.</strong> {refreshError.message} What is shown may be behind; it
           updates again as soon as the server answers.
+        </p>
+      )}
+      {stream.workerLost && (
+        <p className="notice" role="status">
+          <strong>The server running this run stopped.</strong> Another instance takes it over as soon as its
+          lease runs out and goes on from what was saved: nothing that was stored is lost, and no write that
+          cannot be repeated runs twice. This page follows along.
         </p>
       )}
       {view.error && (

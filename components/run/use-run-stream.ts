@@ -25,9 +25,15 @@ const FIRST_RETRY_MS = 250;
  * produce) also reopens from `lastSeq`, so nothing is folded across a hole
  * and updates never silently stop.
  */
-export function useRunStream(runId: string, isFinished: boolean): StreamState {
+export function useRunStream(
+  runId: string,
+  isFinished: boolean,
+  initialWorkerLost = false,
+): { state: StreamState; workerLost: boolean } {
   const queryClient = useQueryClient();
   const [state, setState] = useState<StreamState>(isFinished ? "ended" : "connecting");
+  // The server says when the run's worker is gone (its lease ran out); any new event means one drives it again.
+  const [workerLost, setWorkerLost] = useState(initialWorkerLost);
 
   useEffect(() => {
     if (isFinished) {
@@ -67,9 +73,20 @@ export function useRunStream(runId: string, isFinished: boolean): StreamState {
         const view = queryClient.getQueryData<RunView>(key);
         if (!view) return;
         const place = classifyEvent(view, event.seq);
-        if (place === "next") queryClient.setQueryData<RunView>(key, applyRunEvent(view, event));
-        else if (place === "gap") reopen(0);
+        if (place === "next") {
+          queryClient.setQueryData<RunView>(key, applyRunEvent(view, event));
+          setWorkerLost(false);
+        } else if (place === "gap") reopen(0);
       };
+      current.addEventListener("worker", (message) => {
+        try {
+          setWorkerLost(
+            (JSON.parse((message as MessageEvent<string>).data) as { lost?: unknown }).lost === true,
+          );
+        } catch {
+          // A malformed hint changes nothing: the events are what the page trusts.
+        }
+      });
       current.addEventListener("end", () => {
         current.close();
         setState("ended");
@@ -93,5 +110,5 @@ export function useRunStream(runId: string, isFinished: boolean): StreamState {
     };
   }, [runId, isFinished, queryClient]);
 
-  return state;
+  return { state, workerLost: workerLost && !isFinished };
 }

@@ -4,6 +4,8 @@ const LABELS: Record<string, string> = {
   COMPLETED: "Completed",
   FAILED: "Failed",
   CANCELLED: "Cancelled",
+  /** Not a stored status: a RUNNING run whose worker is gone, until another instance takes it over. */
+  RECOVERING: "Recovering…",
 };
 
 /** A run's status as a coloured label (colour is never the only signal: the word is there too). */

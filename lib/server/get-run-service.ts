@@ -1,5 +1,7 @@
 import "server-only";
 import { getDatabase } from "@/db/client";
+import { startBackgroundWork } from "./background-work";
+import { readExecutionSettings } from "./execution-settings";
 import {
   createFaultRegistry,
   type FaultRegistry,
@@ -36,4 +38,19 @@ export function getRunServiceContext(): Promise<{ service: RunService; faults: F
 
 export async function getRunService(): Promise<RunService> {
   return (await getRunServiceContext()).service;
+}
+
+const globalForWork = globalThis as typeof globalThis & {
+  toolPlaygroundBackgroundWork?: () => Promise<void>;
+};
+
+/** Starts this server process's background work once (instrumentation.ts calls it at start-up). */
+export async function startServerBackgroundWork(): Promise<void> {
+  if (globalForWork.toolPlaygroundBackgroundWork) return;
+  const service = await getRunService();
+  globalForWork.toolPlaygroundBackgroundWork = startBackgroundWork(
+    service,
+    readExecutionSettings(),
+    (message, detail) => console.warn(`[recovery] ${message}`, detail ?? ""),
+  );
 }

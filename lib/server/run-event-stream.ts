@@ -13,7 +13,9 @@ import { createSerialTask } from "./serial-task";
  * the events after the last one sent, so an event committed during the replay
  * is neither lost nor sent twice. Once the run has finished and everything up
  * to `run_finished` was sent (now, or before a reconnect), it sends `end` and
- * closes. Returns the clean-up.
+ * closes. While the run is RUNNING it also says, as `event: worker`, whether
+ * the run's worker is gone (its lease ran out), so the page shows the run as
+ * recovering rather than as busy. Returns the clean-up.
  */
 export async function pipeRunEvents(
   service: RunService,
@@ -51,8 +53,33 @@ export async function pipeRunEvents(
   const unsubscribe = await service.subscribeToEvents(runId, pump);
   const unregister = registerStream(channel);
   pump();
+  const stopWatching = watchWorker(service, runId, channel);
   return () => {
+    stopWatching();
     unregister();
     unsubscribe();
   };
+}
+
+/** How often an open stream of a running run checks that the run's worker is alive. */
+const WORKER_CHECK_MS = 1_000;
+
+function watchWorker(service: RunService, runId: string, channel: SseChannel): () => void {
+  let lastSent: boolean | null = null;
+  const check = createSerialTask(
+    async () => {
+      const run = await service.getRun(runId);
+      if (!run || channel.isClosed) return;
+      const lost = run.leaseExpired;
+      // Only a running run has a worker to lose; a run that stopped running says nothing, unless to clear "lost".
+      if (lost === lastSent || (run.status !== "RUNNING" && lastSent !== true)) return;
+      lastSent = lost;
+      channel.send({ event: "worker", data: JSON.stringify({ lost }) });
+    },
+    // A failed check changes nothing: the events are what the page trusts, and the next check may work.
+    () => {},
+  );
+  check();
+  const timer = setInterval(check, WORKER_CHECK_MS);
+  return () => clearInterval(timer);
 }

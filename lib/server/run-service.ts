@@ -5,13 +5,11 @@ import { createRunRepository, RUN_CANCELS_CHANNEL } from "@/db/repositories/run-
 import { createRunToolContext } from "@/db/repositories/run-tool-context";
 import { createRunHost, type RunStarter, type RunStore, type Scenario, type StartedRun } from "@/lib/runtime";
 import { createModelForScenario } from "./create-model-for-scenario";
+import { type ExecutionSettings, readExecutionSettings } from "./execution-settings";
 import { getModelEndpoints } from "./get-model-endpoints";
 import { listInbox } from "./list-inbox";
 import { checkScenarioModel, type ModelEndpoints } from "./model-endpoints";
 import { getRunEventHub, type RunEventListener } from "./run-event-hub";
-
-/** How long a worker's claim on a run holds before another instance may recover it. */
-const LEASE_MS = 5 * 60_000;
 
 export interface RunServiceOptions {
   /** Puts a decorator between the runtime and the database: fault injection, or a test's failures. */
@@ -21,6 +19,8 @@ export interface RunServiceOptions {
   modelEndpoints?: ModelEndpoints;
   /** Separation of duties for every run; by default PLAYGROUND_REQUIRE_DISTINCT_APPROVER=1. */
   requireDistinctApprover?: boolean;
+  /** The lease and this instance's name; by default read from this process's environment. */
+  execution?: Pick<ExecutionSettings, "leaseMs" | "instanceId">;
 }
 
 export type { RunStarter, StartedRun };
@@ -35,11 +35,13 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
   const { db } = handle;
   const repository = createRunRepository(db);
   const modelEndpoints = options.modelEndpoints ?? getModelEndpoints();
+  const execution = options.execution ?? readExecutionSettings();
   const host = createRunHost({
     store: options.wrapStore ? options.wrapStore(repository) : repository,
     createModel: (scenario) => createModelForScenario(scenario, modelEndpoints),
     createToolContext: (runId, signal) => createRunToolContext(db, runId, signal),
-    leaseMs: LEASE_MS,
+    leaseMs: execution.leaseMs,
+    instanceId: execution.instanceId,
     requireDistinctApprover:
       options.requireDistinctApprover ?? process.env.PLAYGROUND_REQUIRE_DISTINCT_APPROVER === "1",
     log: options.log,

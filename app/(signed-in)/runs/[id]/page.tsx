@@ -10,7 +10,8 @@ export const metadata: Metadata = { title: "Run · Tool Playground" };
 export default async function RunRoute({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   if (!runIdSchema.safeParse(id).success) notFound();
-  const view = await (await getRunService()).loadView(id);
+  const service = await getRunService();
+  const [view, run] = await Promise.all([service.loadView(id), service.getRun(id)]);
   if (!view) notFound();
-  return <RunPage initialView={view} />;
+  return <RunPage initialView={view} initialWorkerLost={run?.leaseExpired ?? false} />;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getDatabase } from "@/db/client";
 import { decodeRunEvent } from "@/lib/runtime";
-import type { RunService } from "@/lib/server/run-service";
+import { createRunService, type RunService } from "@/lib/server/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
@@ -186,6 +187,45 @@ describe("GET /api/runs/[id]/events (SPEC §7)", () => {
     await service.decide(runId, { approve: true, turnDigest, actor: "alice" });
     // The stream ends without delivering what happened after the client left.
     expect(await stream.next()).toBeNull();
+  });
+});
+
+describe("GET /api/runs/[id]/events while the run's worker is gone", () => {
+  it("says so (event: worker, lost: true) once the run's lease has run out", async () => {
+    // An instance whose lease renewals stall, as when its process hangs or dies mid-wave.
+    const stalled = createRunService(await getDatabase(), {
+      execution: { leaseMs: 150, instanceId: "stalled" },
+      modelEndpoints: { endpoints: new Map(), problem: null },
+      wrapStore: (store) => ({ ...store, renewLease: () => new Promise<boolean>(() => {}) }),
+    });
+    const { runId } = await stalled.startRun(
+      buildScenario({
+        name: "slow wave",
+        tools: [
+          {
+            name: "slow_scan",
+            description: "Scan slowly",
+            resourceClass: "pure_read",
+            effect: "READ",
+            approval: "never",
+            delayMs: 3_000,
+            result: {},
+          },
+        ],
+        model: { kind: "scripted", turns: [{ calls: [{ name: "slow_scan", arguments: {} }] }] },
+      }),
+    );
+    const abort = new AbortController();
+    const stream = openReader(
+      await events.GET(streamRequest(runId, { signal: abort.signal }), params(runId)),
+    );
+    const seen = await stream.until((message) => message.event === "worker" && message.data.includes("true"));
+    const worker = seen
+      .filter((message) => message.event === "worker")
+      .map((message) => JSON.parse(message.data));
+    expect(worker.at(-1)).toEqual({ lost: true });
+    expect(worker[0]).toEqual({ lost: false });
+    abort.abort();
   });
 });
 

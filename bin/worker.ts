@@ -1,0 +1,46 @@
+// `npm run worker`: a process that takes over and drives runs whose worker is
+// gone, and serves no pages, so execution scales apart from the web tier. Run
+// any number of them (and of web servers) on one Postgres database; the web
+// server does the same work too unless PLAYGROUND_BACKGROUND_WORK=off.
+//
+// Database: DATABASE_URL (a Postgres server), else the PGlite folder of
+// PGLITE_DATA_DIR (PGlite allows one process at a time, so a worker beside a
+// web server needs Postgres).
+import { databaseOptionsFromEnv, openDatabase } from "../db/client";
+import { startBackgroundWork } from "../lib/server/background-work";
+import { ExecutionSettingsError, readExecutionSettings } from "../lib/server/execution-settings";
+import { createRunService } from "../lib/server/run-service";
+
+const log = (message: string, detail?: Record<string, unknown>) =>
+  process.stderr.write(`worker: ${message}${detail ? ` ${JSON.stringify(detail)}` : ""}\n`);
+
+async function main() {
+  let settings: ReturnType<typeof readExecutionSettings>;
+  try {
+    settings = readExecutionSettings();
+  } catch (error) {
+    if (error instanceof ExecutionSettingsError) {
+      log(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const handle = await openDatabase(databaseOptionsFromEnv());
+  const service = createRunService(handle, { execution: settings, log });
+  const stop = startBackgroundWork(service, settings, log);
+  log("started", { instanceId: settings.instanceId, leaseMs: settings.leaseMs, sweepMs: settings.sweepMs });
+
+  const shutDown = async (signal: string) => {
+    log(`${signal}: finishing the sweep in progress, then stopping`);
+    await stop();
+    await handle.close();
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void shutDown("SIGTERM"));
+  process.once("SIGINT", () => void shutDown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  log(`could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
