@@ -1,9 +1,12 @@
 import { RuntimeError } from "../errors";
+import { waitForDelay } from "../tools/wait-for-delay";
 import type { Model, ModelCompletion } from "./model";
 
 /** A scripted turn: the calls' `arguments` are raw text or an object (serialised as JSON). */
 export interface ScriptedTurn {
   text?: string;
+  /** How long the answer takes; a cancelled run stops waiting at once. */
+  delayMs?: number;
   calls: Array<{ id?: string; name: string; arguments: string | Record<string, unknown> }>;
 }
 
@@ -28,9 +31,10 @@ export class ScriptExhaustedError extends RuntimeError {
  */
 export function createScriptedModel(turns: readonly ScriptedTurn[]): Model {
   return {
-    async complete({ completionIndex }): Promise<ModelCompletion> {
+    async complete({ completionIndex, signal }): Promise<ModelCompletion> {
       const turn = turns[completionIndex];
       if (!turn) throw new ScriptExhaustedError(turns.length);
+      if (turn.delayMs) await waitForDelay(turn.delayMs, signal ?? new AbortController().signal);
       return {
         text: turn.text ?? null,
         calls: turn.calls.map((call) => ({

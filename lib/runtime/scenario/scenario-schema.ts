@@ -36,6 +36,8 @@ export const scenarioTurnSchema = z
   .object({
     text: z.string().optional(),
     calls: z.array(scenarioCallSchema).default([]),
+    /** How long the model takes to answer this turn, like a real one (for demos and crash tests). */
+    delayMs: z.number().int().min(0).max(600_000).optional(),
   })
   .strict();
 
