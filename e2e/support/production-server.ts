@@ -14,7 +14,10 @@ import { E2E_ADMIN } from "./accounts";
  */
 export interface ProductionServer {
   baseURL: string;
+  port: number;
   stop(): Promise<void>;
+  /** `kill -9`: the process dies at once, mid-whatever, as in a crash. */
+  kill(): Promise<void>;
 }
 
 async function findFreePort(): Promise<number> {
@@ -48,9 +51,17 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
 }
 
 export async function startProductionServer(
-  options: { freshDatabase?: boolean; seedAdmin?: boolean } = {},
+  options: {
+    freshDatabase?: boolean;
+    seedAdmin?: boolean;
+    /** A port to listen on (to restart a killed server where its pages reconnect); a free one by default. */
+    port?: number;
+    /** A PGlite folder of its own that outlives the process (when the suite runs without Postgres). */
+    pgliteDataDir?: string;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<ProductionServer> {
-  const port = await findFreePort();
+  const port = options.port ?? (await findFreePort());
   const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], {
     env: {
       ...process.env,
@@ -58,11 +69,12 @@ export async function startProductionServer(
       PLAYGROUND_FAULTS: "1",
       // A fresh database is a throwaway PGlite of its own, even when the suite runs on a Postgres server.
       ...(options.freshDatabase || !process.env.DATABASE_URL
-        ? { DATABASE_URL: "", PGLITE_DATA_DIR: "memory://" }
+        ? { DATABASE_URL: "", PGLITE_DATA_DIR: options.pgliteDataDir ?? "memory://" }
         : { PGLITE_DATA_DIR: "" }),
       ...(options.seedAdmin === false
         ? { PLAYGROUND_ADMIN_EMAIL: "", PLAYGROUND_ADMIN_PASSWORD: "" }
         : { PLAYGROUND_ADMIN_EMAIL: E2E_ADMIN.email, PLAYGROUND_ADMIN_PASSWORD: E2E_ADMIN.password }),
+      ...options.env,
     },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -76,14 +88,17 @@ export async function startProductionServer(
     child.kill("SIGKILL");
     throw new Error(`${String(error)}\n${stderr}`);
   }
+  const ended = (signal: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill(signal);
+    });
   return {
     baseURL: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
+    port,
+    stop: () => ended("SIGTERM"),
+    kill: () => ended("SIGKILL"),
   };
 }
 
