@@ -20,7 +20,7 @@ const scan = {
   resourceClass: "pure_read",
   effect: "READ",
   approval: "never",
-  delayMs: 200,
+  delayMs: 400,
   result: { scanned: true },
 };
 const finish = (delayMs = 0) => ({ delayMs, calls: [{ name: "finish", arguments: { summary: "done" } }] });
@@ -35,20 +35,34 @@ function scenario(index: number) {
       return {
         ...base,
         limits: { maxParallelToolCalls: 3 },
-        model: { kind: "scripted", turns: [{ calls: scans(9) }, { calls: [task(index)] }, finish(300)] },
+        model: {
+          kind: "scripted",
+          turns: [{ calls: scans(9) }, { calls: [task(index)] }, { calls: scans(6) }, finish(500)],
+        },
       };
     case 1:
       return {
         ...base,
         approvals: { task_create: "always" },
-        model: { kind: "scripted", turns: [{ calls: [...scans(1), task(index), ...scans(2)] }, finish()] },
+        model: {
+          kind: "scripted",
+          turns: [
+            { delayMs: 500, calls: [...scans(1), task(index), ...scans(2)] },
+            { calls: scans(3) },
+            finish(),
+          ],
+        },
       };
     default:
       return {
         ...base,
         model: {
           kind: "scripted",
-          turns: [{ delayMs: 600, calls: [task(index), ...scans(1)] }, finish(600)],
+          turns: [
+            { delayMs: 1_000, calls: [task(index), ...scans(1)] },
+            { delayMs: 1_000, calls: scans(2) },
+            finish(1_000),
+          ],
         },
       };
   }
@@ -85,7 +99,11 @@ test("runs survive kill -9 of an instance at any point: nothing lost, nothing ru
   let restarts = 0;
   const killed: string[] = [];
 
-  async function kill(slot: number, why: string) {
+  // One instance down at a time, so one is always there to take runs over (and to ask).
+  let isOutage = false;
+  async function kill(slot: number, why: string, afterMs = 0) {
+    isOutage = true;
+    await sleep(afterMs);
     const instance = instances[slot];
     if (!instance) return;
     instances[slot] = null;
@@ -96,29 +114,37 @@ test("runs survive kill -9 of an instance at any point: nothing lost, nothing ru
     await sleep(300 + Math.random() * 700);
     restarts += 1;
     instances[slot] = await startInstance(`${slot === 0 ? "A" : "B"}${restarts}`);
+    isOutage = false;
   }
-  /** Kills one instance, only while the other is up: one of them is always there to take runs over. */
-  const killable = () => (instances.every(Boolean) && kills < KILLS ? Math.floor(Math.random() * 2) : null);
+  const canKill = () => !isOutage && kills < KILLS;
 
   try {
     const runIds: string[] = [];
-    for (let index = 0; index < RUNS; index += 1) {
-      const instance = pick(alive());
-      const response = await instance.api.post("/api/runs", { data: scenario(index) });
-      expect(response.status(), await response.text()).toBe(201);
-      runIds.push(((await response.json()) as { runId: string }).runId);
+    async function startRuns(from: number, to: number) {
+      for (let index = from; index < to; index += 1) {
+        const instance = pick(alive());
+        const response = await instance.api.post("/api/runs", { data: scenario(index) });
+        expect(response.status(), await response.text()).toBe(201);
+        runIds.push(((await response.json()) as { runId: string }).runId);
+      }
     }
+    // In three waves of ten, so runs are at every stage while the kills go on.
+    await startRuns(0, RUNS / 3);
 
     const deciding = new Set<string>();
     const started = Date.now();
     let lastKill = Date.now();
     const chaos: Array<Promise<void>> = [];
     for (;;) {
+      if (runIds.length < RUNS && Date.now() - started > (runIds.length / (RUNS / 3)) * 5_000) {
+        await startRuns(runIds.length, runIds.length + RUNS / 3);
+      }
       const rows = await sql<
         Array<{ id: string; status: string; state: { pending?: { turnDigest: string } } | null }>
       >`
         select id, status, state from runs where id = any(${runIds})`;
-      if (rows.every((row) => ["COMPLETED", "FAILED", "CANCELLED"].includes(row.status))) break;
+      const isDone = rows.every((row) => ["COMPLETED", "FAILED", "CANCELLED"].includes(row.status));
+      if (isDone && runIds.length === RUNS) break;
       expect(Date.now() - started, "every run ends within two minutes").toBeLessThan(120_000);
 
       for (const row of rows) {
@@ -135,15 +161,14 @@ test("runs survive kill -9 of an instance at any point: nothing lost, nothing ru
           .catch(() => {})
           .finally(() => deciding.delete(row.id));
         const target = instances.indexOf(instance);
-        if (killable() !== null && Math.random() < 0.5) {
+        if (canKill() && Math.random() < 0.5) {
           lastKill = Date.now();
-          chaos.push(sleep(5 + Math.random() * 45).then(() => kill(target, "just after taking an approval")));
+          chaos.push(kill(target, "just after taking an approval", 5 + Math.random() * 45));
         }
       }
-      const slot = killable();
-      if (slot !== null && Date.now() - lastKill > 1_500) {
+      if (canKill() && Date.now() - lastKill > 1_500) {
         lastKill = Date.now();
-        chaos.push(kill(slot, "while its runs were mid-wave or in a model call"));
+        chaos.push(kill(Math.floor(Math.random() * 2), "while its runs were mid-wave or in a model call"));
       }
       await sleep(150);
     }
