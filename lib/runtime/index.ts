@@ -5,7 +5,7 @@
  */
 
 // Running: model port, run loop, persisted state, the coordinator.
-export { type CancelResult, cancelRun, startCancelRun } from "./coordinator/cancel-run";
+export { startCancelRun } from "./coordinator/cancel-run";
 export type { CoordinatorDependencies } from "./coordinator/coordinator-dependencies";
 export {
   type Decision,

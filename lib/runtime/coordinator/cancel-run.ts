@@ -4,35 +4,17 @@ import { claimWaitingRun, holdingClaim, requireRun, resumeClaimedRun } from "./c
 import type { CoordinatorDependencies } from "./coordinator-dependencies";
 import { NotWaitingError } from "./decision-errors";
 
-/** The run's status once the cancellation was applied (RUNNING: its worker will stop at the next boundary). */
-export interface CancelResult {
-  status: RunStatus;
-}
-
-/**
- * Cancels a run's current turn, or the whole run (SPEC §4). A waiting run is
- * claimed like a decision and its pending calls are invalidated at once; then
- * the run continues with its next completion (`turn`) or ends CANCELLED
- * (`run`). A running run is asked to stop: `abortInProcess` aborts its
- * in-flight tools here, and its worker invalidates what has not run at the
- * next segment boundary. A finished run refuses with `not_waiting`.
- */
-export async function cancelRun(
-  runId: string,
-  scope: "turn" | "run",
-  dependencies: CancelDependencies,
-): Promise<CancelResult> {
-  const { settled } = await startCancelRun(runId, scope, dependencies);
-  return { status: await settled };
-}
-
 type CancelDependencies = CoordinatorDependencies & { abortInProcess?(runId: string): void };
 
 /**
- * {@link cancelRun} up to the point where the cancellation has taken effect
- * (requested of a running run, or a waiting run claimed and about to
- * invalidate); the run goes on in `settled`. Refusals throw as in
- * {@link cancelRun}.
+ * Cancels a run's current turn, or the whole run (SPEC §4), answering once
+ * the cancellation has taken effect; the run goes on in `settled`. A waiting
+ * run is claimed like a decision and its pending calls are invalidated at
+ * once; then the run continues with its next completion (`turn`) or ends
+ * CANCELLED (`run`). A running run is asked to stop: `abortInProcess` aborts
+ * its in-flight tools here, and its worker (wherever it runs) invalidates
+ * what has not run at the next segment boundary; `settled` is then RUNNING.
+ * A finished run refuses with `not_waiting`.
  */
 export async function startCancelRun(
   runId: string,
