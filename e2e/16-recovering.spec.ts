@@ -40,10 +40,12 @@ const SLOW_WAVE = {
 test("a run whose server dies mid-wave shows Recovering…, then completes, without a reload", async ({
   browser,
 }, testInfo) => {
-  // Without a Postgres server the three servers share a PGlite folder, one process at a time.
-  const dataDir = process.env.DATABASE_URL ? undefined : mkdtempSync(path.join(tmpdir(), "tp-recovering-"));
+  // The three servers share a PGlite folder of their own, one process at a time: on the suite's
+  // shared database the suite's own server would take the run over before the page could say so.
+  const dataDir = mkdtempSync(path.join(tmpdir(), "tp-recovering-"));
+  const database = { freshDatabase: true, pgliteDataDir: dataDir };
   const env = { PLAYGROUND_LEASE_MS: "3000", PLAYGROUND_RECOVERY_SWEEP_MS: "500" };
-  let server: ProductionServer | undefined = await startProductionServer({ pgliteDataDir: dataDir, env });
+  let server: ProductionServer | undefined = await startProductionServer({ ...database, env });
   const port = server.port;
   const context = await browser.newContext({
     baseURL: server.baseURL,
@@ -59,8 +61,8 @@ test("a run whose server dies mid-wave shows Recovering…, then completes, with
 
     await server.kill();
     server = await startProductionServer({
+      ...database,
       port,
-      pgliteDataDir: dataDir,
       env: { ...env, PLAYGROUND_BACKGROUND_WORK: "off" },
     });
     // The page reconnects by itself; once the dead worker's lease runs out it says so, and offers nothing.
@@ -73,7 +75,7 @@ test("a run whose server dies mid-wave shows Recovering…, then completes, with
 
     // Killed too: a graceful stop would wait for this page's open stream.
     await server.kill();
-    server = await startProductionServer({ port, pgliteDataDir: dataDir, env });
+    server = await startProductionServer({ ...database, port, env });
     await run.expectStatus("Completed", 60_000);
     await run.expectCallState(1, "slow_scan", 0, "ok");
     await run.expectCallState(1, "slow_scan", 1, "ok");
@@ -83,6 +85,6 @@ test("a run whose server dies mid-wave shows Recovering…, then completes, with
   } finally {
     await context.close();
     await server?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
