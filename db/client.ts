@@ -31,6 +31,8 @@ export interface OpenDatabaseOptions {
   url?: string;
   /** PGlite data folder, or `memory://` for a throwaway in-memory database. */
   dataDir?: string;
+  /** Called with every statement sent to a Postgres server (benchmarks count them). */
+  onQuery?: (query: string) => void;
 }
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
@@ -38,7 +40,9 @@ export const DEFAULT_PGLITE_DATA_DIR = path.join(".data", "pglite");
 
 /** Opens a database and applies every committed migration before returning it. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
-  return options.url ? openPostgres(options.url) : openPglite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR);
+  return options.url
+    ? openPostgres(options.url, options.onQuery)
+    : openPglite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR);
 }
 
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
@@ -61,7 +65,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
 // advisory lock so only one of them applies DDL.
 const MIGRATION_LOCK_KEY = 7_305_118_001;
 
-async function openPostgres(url: string): Promise<DatabaseHandle> {
+async function openPostgres(url: string, onQuery?: (query: string) => void): Promise<DatabaseHandle> {
   // max: 1 keeps the lock and the migration on the same connection.
   const migrator = postgres(url, { max: 1, onnotice: () => {} });
   try {
@@ -71,7 +75,11 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
   } finally {
     await migrator.end({ timeout: 5 });
   }
-  const client = postgres(url, { max: 10, onnotice: () => {} });
+  const client = postgres(url, {
+    max: 10,
+    onnotice: () => {},
+    ...(onQuery ? { debug: (_connection: number, query: string) => onQuery(query) } : {}),
+  });
   const db = drizzlePostgres(client, { schema });
   return {
     db: db as unknown as Db,

@@ -1,0 +1,265 @@
+// `npm run bench` (DATABASE_URL = a Postgres server): measures the playground's
+// hot paths against anchors and LangGraph measured in the same run, prints one
+// table, and exits non-zero when a ratio misses its target. Not part of
+// `npm test`: timings belong here, not in tests.
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { openDatabase } from "../db/client";
+
+import { buildScenario } from "../lib/runtime/testing/scenario-harness";
+import { createRunService, type RunService } from "../lib/server/run-service";
+import { openLangGraphPeer } from "./langgraph-peer";
+import { LOOKUP_TOOL, SHAPES, scenarioOf, toolCallsOf } from "./shapes";
+import { printTable, type Row, summarize } from "./table";
+
+const REPETITIONS = Number(process.env.BENCH_REPETITIONS ?? 5);
+
+async function main() {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    process.stderr.write(
+      "bench: set DATABASE_URL to a Postgres server (it creates and drops a database of its own)\n",
+    );
+    process.exit(2);
+  }
+  const name = `tp_bench_${crypto.randomUUID().replaceAll("-", "")}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  let statements = 0;
+  const handle = await openDatabase({ url: url.toString(), onQuery: () => (statements += 1) });
+  const service = createRunService(handle, {
+    modelEndpoints: { endpoints: new Map(), problem: null },
+    execution: { leaseMs: 30_000, instanceId: "bench" },
+    log: () => {},
+  });
+  const peer = await openLangGraphPeer(url.toString());
+  const rows: Row[] = [];
+  try {
+    const insertAnchor = await anchorInsert(handle.db);
+    const claimAnchor = await anchorClaim(service, handle.db);
+    rows.push(
+      { figure: "anchor: raw event INSERT commit (ms)", samples: insertAnchor },
+      { figure: "anchor: bare claim UPDATE (ms)", samples: claimAnchor },
+    );
+
+    for (const shape of SHAPES) {
+      const calls = toolCallsOf(shape);
+      const ours: number[] = [];
+      const perCallStatements: number[] = [];
+      const theirs: number[] = [];
+      for (let repetition = 0; repetition < REPETITIONS; repetition += 1) {
+        const before = statements;
+        const started = performance.now();
+        const run = await service.startRun(buildScenario(scenarioOf(shape)));
+        const status = await run.settled;
+        if (status !== "COMPLETED") throw new Error(`${shape.name}: the run ended ${status}`);
+        ours.push((performance.now() - started) / calls);
+        perCallStatements.push((statements - before) / calls);
+        theirs.push((await peer.run(shape)) / calls);
+      }
+      rows.push(
+        {
+          figure: `${shape.name}: statements per tool call`,
+          samples: perCallStatements,
+          target: shape.batches[0] === 8 ? { max: 6 } : undefined,
+        },
+        { figure: `${shape.name}: ms per tool call, LangGraph`, samples: theirs },
+        {
+          figure: `${shape.name}: ms per tool call, ours`,
+          samples: ours,
+          anchor: { name: "× LangGraph", value: summarize(theirs).median },
+          target: { maxRatio: 1.5 },
+        },
+      );
+    }
+
+    const decisions = await decisionLatency(service);
+    rows.push({
+      figure: "decision → barrier call_started (ms)",
+      samples: decisions,
+      anchor: { name: "× bare claim", value: summarize(claimAnchor).median },
+      target: { maxP99: 10 },
+    });
+    rows.push({
+      figure: "64 concurrent decisions: a loser's 409 (ms)",
+      samples: await raceLosers(service),
+      target: { maxP99: 50 },
+    });
+    rows.push({
+      figure: "inbox of 10,000 waiting runs (ms)",
+      samples: await inboxLatency(service, handle.db),
+      target: { maxP99: 20 },
+    });
+    rows.push({
+      figure: "CLI run on the embedded database (ms)",
+      samples: cliRuns(),
+      target: { maxMedian: 1_200 },
+    });
+  } finally {
+    await peer.close();
+    await handle.close();
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.end({ timeout: 5 });
+  }
+  const missed = printTable(rows, { repetitions: REPETITIONS });
+  process.exit(missed > 0 ? 1 : 0);
+}
+
+type Db = Awaited<ReturnType<typeof openDatabase>>["db"];
+
+async function time(work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}
+
+async function anchorInsert(db: Db): Promise<number[]> {
+  await db.execute(sql`create table bench_anchor (id bigserial primary key, payload jsonb not null)`);
+  const samples: number[] = [];
+  for (let index = 0; index < 50; index += 1) {
+    samples.push(
+      await time(() =>
+        db.execute(sql`insert into bench_anchor (payload) values (${JSON.stringify({ index })}::jsonb)`),
+      ),
+    );
+  }
+  return samples;
+}
+
+const GATED = {
+  name: "bench: one gated write",
+  tools: [
+    {
+      ...LOOKUP_TOOL,
+      name: "deploy",
+      resourceClass: "write" as const,
+      effect: "NON_IDEMPOTENT_WRITE" as const,
+      approval: "always" as const,
+    },
+  ],
+  model: {
+    kind: "scripted" as const,
+    turns: [
+      { calls: [{ name: "deploy", arguments: {} }] },
+      { calls: [{ name: "finish", arguments: { summary: "done" } }] },
+    ],
+  },
+};
+
+async function waitingRun(service: RunService): Promise<{ runId: string; turnDigest: string }> {
+  const { runId, settled } = await service.startRun(buildScenario(GATED));
+  if ((await settled) !== "WAITING_FOR_APPROVAL") throw new Error("the gated run did not wait");
+  const view = await service.loadView(runId);
+  if (!view?.pending) throw new Error("no pending turn");
+  return { runId, turnDigest: view.pending.turnDigest };
+}
+
+async function anchorClaim(service: RunService, db: Db): Promise<number[]> {
+  const { runId } = await waitingRun(service);
+  const samples: number[] = [];
+  for (let index = 0; index < 50; index += 1) {
+    // Claims nothing: the same statement shape as a claim, on a row that stays waiting.
+    samples.push(
+      await time(() =>
+        db.execute(
+          sql`update runs set updated_at = now() where id = ${runId} and status = 'WAITING_FOR_APPROVAL'`,
+        ),
+      ),
+    );
+  }
+  return samples;
+}
+
+/** From asking for a decision to the barrier's `call_started` being announced (NOTIFY) to this process. */
+async function decisionLatency(service: RunService): Promise<number[]> {
+  const samples: number[] = [];
+  for (let index = 0; index < 30; index += 1) {
+    const { runId, turnDigest } = await waitingRun(service);
+    let seenAt = 0;
+    const started = await new Promise<number>((resolve) => {
+      let startedAt = 0;
+      void service
+        .subscribeToEvents(runId, async () => {
+          if (seenAt) return;
+          const events = await service.readEvents(runId, 0);
+          if (events.some((event) => event.type === "call_started")) {
+            seenAt = performance.now();
+            resolve(startedAt);
+          }
+        })
+        .then(async (unsubscribe) => {
+          startedAt = performance.now();
+          await service.startDecision(runId, { approve: true, turnDigest, actor: "bench" });
+          setTimeout(() => void unsubscribe(), 2_000);
+        });
+    });
+    samples.push(seenAt - started);
+  }
+  return samples;
+}
+
+async function raceLosers(service: RunService): Promise<number[]> {
+  const samples: number[] = [];
+  for (let round = 0; round < 5; round += 1) {
+    const { runId, turnDigest } = await waitingRun(service);
+    await Promise.all(
+      Array.from({ length: 64 }, async (_, index) => {
+        const started = performance.now();
+        try {
+          await service.startDecision(runId, { approve: true, turnDigest, actor: `racer-${index}` });
+        } catch {
+          samples.push(performance.now() - started);
+        }
+      }),
+    );
+  }
+  return samples;
+}
+
+async function inboxLatency(service: RunService, db: Db): Promise<number[]> {
+  const { runId } = await waitingRun(service);
+  // 10,000 copies of a real waiting run, straight into the table: the inbox reads only runs.
+  await db.execute(sql`
+    insert into runs (id, name, status, scenario, limits, state, waiting_since)
+    select gen_random_uuid(), name || ' ' || n, status, scenario, limits, state, now() - (n || ' seconds')::interval
+    from runs, generate_series(1, 9999) as n where id = ${runId}`);
+  const samples: number[] = [];
+  for (let index = 0; index < 20; index += 1) samples.push(await time(() => service.listInbox()));
+  return samples;
+}
+
+function cliRuns(): number[] {
+  const samples: number[] = [];
+  const environment: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+  delete environment.DATABASE_URL;
+  for (let index = 0; index < 3; index += 1) {
+    const started = performance.now();
+    const result = spawnSync(
+      "npm",
+      [
+        "run",
+        "--silent",
+        "playground",
+        "--",
+        "run",
+        path.join("lib", "scenarios", "write-then-read-back.json"),
+      ],
+      {
+        encoding: "utf8",
+        env: environment,
+      },
+    );
+    if (result.status !== 0) throw new Error(`the CLI failed: ${result.stderr}`);
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
