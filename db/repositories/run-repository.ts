@@ -17,7 +17,7 @@ import {
 } from "@/lib/runtime";
 import type { Db } from "../client";
 import { approvals, runs, steps, toolCalls, workspaceFiles } from "../schema";
-import { appendEvent, readEvents } from "./append-event";
+import { appendEvent, jsonParameter, readEvents, rowsOf } from "./append-event";
 
 /** The run's columns, and whether its lease has run out by the database's clock. */
 const runWithLease = {
@@ -53,8 +53,8 @@ const CALL_ROWS_PER_INSERT = 1000;
 /** `now() + leaseMs` in the database's clock, which every instance shares. */
 const leaseFromNow = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
 
-const callKey = (runId: string, stepIndex: number, batchIndex: number) =>
-  and(eq(toolCalls.runId, runId), eq(toolCalls.stepIndex, stepIndex), eq(toolCalls.batchIndex, batchIndex));
+const callWhere = (runId: string, stepIndex: number, batchIndex: number) =>
+  sql`tool_calls.run_id = ${runId}::uuid and tool_calls.step_index = ${stepIndex} and tool_calls.batch_index = ${batchIndex}`;
 
 /** The runtime's `RunStore` over drizzle, for PGlite and Postgres alike. */
 export function createRunRepository(db: Db): RunStore {
@@ -79,7 +79,7 @@ export function createRunRepository(db: Db): RunStore {
           tx,
           run.id,
           { type: "run_started", payload: { name: run.name, limits: run.limits, startedBy: run.startedBy } },
-          run.claimToken,
+          { fence: run.claimToken },
         );
       });
     },
@@ -107,13 +107,15 @@ export function createRunRepository(db: Db): RunStore {
       }));
     },
 
-    appendEvent: (runId, claimToken, event) =>
-      db.transaction((tx) => appendEvent(tx, runId, event, claimToken)),
+    appendEvent: (runId, claimToken, event) => appendEvent(db, runId, event, { fence: claimToken }),
 
     async recordStep(runId, claimToken, step: NewStep, modelCalls) {
       await db.transaction(async (tx) => {
         // The fenced append comes first: a worker that lost its claim writes nothing, not even the step.
-        await appendEvent(tx, runId, stepPlannedEvent(step, modelCalls), claimToken);
+        await appendEvent(tx, runId, stepPlannedEvent(step, modelCalls), {
+          fence: claimToken,
+          alsoSet: sql`model_calls = ${modelCalls}`,
+        });
         await tx
           .insert(steps)
           .values({ runId, index: step.index, text: step.text, plan: step.plan, metrics: step.metrics });
@@ -132,104 +134,97 @@ export function createRunRepository(db: Db): RunStore {
             })),
           );
         }
-        await tx.update(runs).set({ modelCalls }).where(eq(runs.id, runId));
       });
     },
 
+    // One statement each: the event, and the call stamped with its seq.
     startCall: (runId, claimToken, stepIndex, batchIndex) =>
-      db.transaction(async (tx) => {
-        const seq = await appendEvent(
-          tx,
-          runId,
-          { type: "call_started", payload: { stepIndex, batchIndex } },
-          claimToken,
-        );
-        await tx
-          .update(toolCalls)
-          .set({ status: "running", startSeq: seq })
-          .where(callKey(runId, stepIndex, batchIndex));
-        return seq;
-      }),
+      appendEvent(
+        db,
+        runId,
+        { type: "call_started", payload: { stepIndex, batchIndex } },
+        {
+          fence: claimToken,
+          alsoDo: [
+            sql`stamped as (
+              update tool_calls set status = 'running', start_seq = inserted.seq from inserted
+              where ${callWhere(runId, stepIndex, batchIndex)})`,
+          ],
+        },
+      ),
 
     settleCall: (runId, claimToken, stepIndex, batchIndex, outcome: CallOutcome) =>
-      db.transaction(async (tx) => {
-        const seq = await appendEvent(
-          tx,
-          runId,
-          { type: "call_settled", payload: { stepIndex, batchIndex, ...outcome } },
-          claimToken,
-        );
-        await tx
-          .update(toolCalls)
-          .set({
-            status: outcome.status,
-            result: outcome.result ?? null,
-            error: outcome.error,
-            settleSeq: seq,
-          })
-          .where(callKey(runId, stepIndex, batchIndex));
-        return seq;
-      }),
+      appendEvent(
+        db,
+        runId,
+        { type: "call_settled", payload: { stepIndex, batchIndex, ...outcome } },
+        {
+          fence: claimToken,
+          alsoDo: [
+            sql`stamped as (
+              update tool_calls
+              set status = ${outcome.status}, result = ${jsonParameter(outcome.result ?? null)}::jsonb,
+                  error = ${jsonParameter(outcome.error)}::jsonb, settle_seq = inserted.seq
+              from inserted
+              where ${callWhere(runId, stepIndex, batchIndex)})`,
+          ],
+        },
+      ),
 
     async invalidateCalls(runId, claimToken, stepIndex, outcomes, reason) {
-      await db.transaction(async (tx) => {
-        await appendEvent(tx, runId, callsInvalidatedEvent(stepIndex, outcomes, reason), claimToken);
-        for (const { batchIndex, outcome } of outcomes) {
-          await tx
-            .update(toolCalls)
-            .set({ status: outcome.status, result: null, error: outcome.error })
-            .where(callKey(runId, stepIndex, batchIndex));
-        }
+      const settled = outcomes.map(({ batchIndex, outcome }) => ({
+        batch_index: batchIndex,
+        status: outcome.status,
+        error: outcome.error,
+      }));
+      await appendEvent(db, runId, callsInvalidatedEvent(stepIndex, outcomes, reason), {
+        fence: claimToken,
+        alsoDo: [
+          sql`settled as (
+            update tool_calls set status = x.status, result = null, error = x.error
+            from inserted, jsonb_to_recordset(${jsonParameter(settled)}::jsonb) as x(batch_index int, status text, error jsonb)
+            where tool_calls.run_id = ${runId}::uuid and tool_calls.step_index = ${stepIndex}
+              and tool_calls.batch_index = x.batch_index)`,
+        ],
       });
     },
 
     async finishStep(runId, claimToken, stepIndex, metrics: StepMetrics) {
-      await db.transaction(async (tx) => {
-        await appendEvent(tx, runId, { type: "step_finished", payload: { stepIndex, metrics } }, claimToken);
-        await tx
-          .update(steps)
-          .set({ metrics, updatedAt: new Date() })
-          .where(and(eq(steps.runId, runId), eq(steps.index, stepIndex)));
-      });
+      await appendEvent(
+        db,
+        runId,
+        { type: "step_finished", payload: { stepIndex, metrics } },
+        {
+          fence: claimToken,
+          alsoDo: [
+            sql`finished as (
+              update steps set metrics = ${jsonParameter(metrics)}::jsonb, updated_at = now() from inserted
+              where steps.run_id = ${runId}::uuid and steps.index = ${stepIndex})`,
+          ],
+        },
+      );
     },
 
     async suspendRun(runId, claimToken, state: SuspendedState) {
-      await db.transaction(async (tx) => {
-        const [row] = await tx
-          .update(runs)
-          .set({
-            status: "WAITING_FOR_APPROVAL",
-            state,
-            waitingSince: new Date(),
-            claimToken: null,
-            leaseExpiresAt: null,
-          })
-          .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
-          .returning({ id: runs.id });
-        if (!row) throw new LostClaimError(runId);
-        // Fenced by the UPDATE above, which took the claim away.
-        await appendEvent(tx, runId, awaitingApprovalEvent(state), null);
+      // The fenced UPDATE that takes the seq also hands the run to the waiting state.
+      await appendEvent(db, runId, awaitingApprovalEvent(state), {
+        fence: claimToken,
+        alsoSet: sql`status = 'WAITING_FOR_APPROVAL', state = ${jsonParameter(state)}::jsonb,
+          waiting_since = now(), claim_token = null, lease_expires_at = null`,
       });
     },
 
     async finishRun(runId, claimToken, status, error: RunError | null) {
-      await db.transaction(async (tx) => {
-        const [row] = await tx
-          .update(runs)
-          .set({
-            status,
-            error,
-            state: null,
-            finishedAt: new Date(),
-            claimToken: null,
-            leaseExpiresAt: null,
-            cancelRequested: null,
-          })
-          .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
-          .returning({ id: runs.id });
-        if (!row) throw new LostClaimError(runId);
-        await appendEvent(tx, runId, { type: "run_finished", payload: { status, error } }, null);
-      });
+      await appendEvent(
+        db,
+        runId,
+        { type: "run_finished", payload: { status, error } },
+        {
+          fence: claimToken,
+          alsoSet: sql`status = ${status}, error = ${jsonParameter(error)}::jsonb, state = null, finished_at = now(),
+          claim_token = null, lease_expires_at = null, cancel_requested = null`,
+        },
+      );
     },
 
     async forceFail(runId, error) {
@@ -242,7 +237,12 @@ export function createRunRepository(db: Db): RunStore {
             .where(and(eq(runs.id, runId), inArray(runs.status, ["RUNNING", "WAITING_FOR_APPROVAL"])))
             .returning({ id: runs.id });
           if (!row) return false;
-          await appendEvent(tx, runId, { type: "run_finished", payload: { status: "FAILED", error } }, null);
+          await appendEvent(
+            tx,
+            runId,
+            { type: "run_finished", payload: { status: "FAILED", error } },
+            { fence: null },
+          );
           return true;
         });
       } catch {
@@ -250,18 +250,27 @@ export function createRunRepository(db: Db): RunStore {
       }
     },
 
-    takeCancelRequest: (runId, claimToken) =>
-      db.transaction(async (tx) => {
-        const [row] = await tx
-          .select({ cancelRequested: runs.cancelRequested, claimToken: runs.claimToken, status: runs.status })
-          .from(runs)
-          .where(eq(runs.id, runId))
-          .for("update");
-        if (row?.claimToken !== claimToken || row.status !== "RUNNING") throw new LostClaimError(runId);
-        if (!row.cancelRequested) return null;
-        await tx.update(runs).set({ cancelRequested: null }).where(eq(runs.id, runId));
-        return row.cancelRequested;
-      }),
+    async takeCancelRequest(runId, claimToken) {
+      // One statement, run at every segment boundary: reads the request under the row lock and
+      // clears it only when there is one, so a run nobody cancels writes nothing here.
+      const result = await db.execute(sql`
+        with current as (
+          select cancel_requested, claim_token, status from runs where id = ${runId}::uuid for update
+        ), cleared as (
+          update runs set cancel_requested = null
+          where id = ${runId}::uuid and claim_token = ${claimToken} and status = 'RUNNING'
+            and cancel_requested is not null
+          returning 1
+        )
+        select cancel_requested, claim_token, status from current`);
+      const [row] = rowsOf<{
+        cancel_requested: "turn" | "run" | null;
+        claim_token: string | null;
+        status: string;
+      }>(result);
+      if (row?.claim_token !== claimToken || row.status !== "RUNNING") throw new LostClaimError(runId);
+      return row.cancel_requested;
+    },
 
     requestCancel: (runId, scope) =>
       db.transaction(async (tx) => {
@@ -288,29 +297,34 @@ export function createRunRepository(db: Db): RunStore {
           // waitingSince stays: if the decision is refused and the run released, it has waited since then.
           updatedAt: new Date(),
         })
-        .where(and(eq(runs.id, runId), eq(runs.status, "WAITING_FOR_APPROVAL")))
+        .where(
+          and(
+            eq(runs.id, runId),
+            eq(runs.status, "WAITING_FOR_APPROVAL"),
+            // A claim another decision is taking right now is lost at once, without queuing behind it.
+            inArray(
+              runs.id,
+              db
+                .select({ id: runs.id })
+                .from(runs)
+                .where(eq(runs.id, runId))
+                .for("update", { skipLocked: true }),
+            ),
+          ),
+        )
         .returning();
       return row ? toRunRecord({ ...row, leaseExpired: false }) : null;
     },
 
     async releaseRun(runId, claimToken, state, event) {
       try {
-        return await db.transaction(async (tx) => {
-          const [row] = await tx
-            .update(runs)
-            .set({
-              status: "WAITING_FOR_APPROVAL",
-              state,
-              claimToken: null,
-              leaseExpiresAt: null,
-              // waitingSince stays: a refused decision does not restart the wait.
-            })
-            .where(and(eq(runs.id, runId), eq(runs.claimToken, claimToken), eq(runs.status, "RUNNING")))
-            .returning({ id: runs.id });
-          if (!row) return false;
-          await appendEvent(tx, runId, event, null);
-          return true;
+        await appendEvent(db, runId, event, {
+          fence: claimToken,
+          // waitingSince stays: a refused decision does not restart the wait.
+          alsoSet: sql`status = 'WAITING_FOR_APPROVAL', state = ${jsonParameter(state)}::jsonb,
+            claim_token = null, lease_expires_at = null`,
         });
+        return true;
       } catch {
         return false;
       }
