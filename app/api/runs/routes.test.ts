@@ -38,8 +38,8 @@ afterAll(async () => {
   await uninstall();
 });
 
-const post = (body: unknown) =>
-  new Request("http://test/api", {
+const post = (body: unknown, query = "") =>
+  new Request(`http://test/api${query}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...accounts.admin.headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
@@ -125,7 +125,17 @@ describe("HTTP API error mapping (SPEC §5)", () => {
     expect(stillWaiting.status).toBe("WAITING_FOR_APPROVAL");
     expect(stillWaiting.steps[0].calls[0]).toMatchObject({ status: "pending", startSeq: null });
 
-    const approved = await decide({ approve: true, turnDigest, reason: "fine" });
+    const badWait = await routes.decision.POST(
+      post({ approve: true, turnDigest }, "?wait=forever"),
+      params(runId),
+    );
+    expect(badWait.status).toBe(400);
+    expect((await badWait.json()).error.message).toContain('wait must be "settled"');
+
+    const approved = await routes.decision.POST(
+      post({ approve: true, turnDigest, reason: "fine" }, "?wait=settled"),
+      params(runId),
+    );
     expect(approved.status).toBe(200);
     expect(await approved.json()).toEqual({ outcome: "executed", status: "COMPLETED" });
 
@@ -139,6 +149,17 @@ describe("HTTP API error mapping (SPEC §5)", () => {
     const cancelFinished = await routes.cancel.POST(post({ scope: "run" }), params(runId));
     expect(cancelFinished.status).toBe(409);
     expect((await routes.cancel.POST(post({ scope: "step" }), params(runId))).status).toBe(400);
+  });
+
+  it("answers a decision once it has taken effect, while the run goes on", async () => {
+    const { runId, turnDigest } = await startWaitingRun();
+    const response = await routes.decision.POST(post({ approve: true, turnDigest }), params(runId));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ outcome: "executed", status: "RUNNING" });
+    // Taken effect means audited and announced: the run no longer waits, whatever it does next.
+    const report = await (await routes.report.GET(get(), params(runId))).json();
+    expect(report.decisions).toHaveLength(1);
+    expect(report.status).not.toBe("WAITING_FOR_APPROVAL");
   });
 
   it("answers 422 unreadable_state for a waiting run whose state cannot be decoded, leaving it untouched", async () => {

@@ -1,15 +1,34 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
+import { RequestRefusal } from "@/lib/http/refusal";
 import { decisionRequestSchema } from "@/lib/http/request-schemas";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { getRunService } from "@/lib/server/get-run-service";
 
-/** Applies a decision through the coordinator (SPEC §5); refusals map through the one error table. */
+/**
+ * Applies a decision through the coordinator (SPEC §5); refusals map through
+ * the one error table. It answers once the decision has taken effect (checked,
+ * audited, announced; the run goes on: `status` is RUNNING), so a slow model
+ * never holds the request open; `?wait=settled` answers when the run next
+ * waits or ends instead, with that status.
+ */
 export const POST = handleRoute(
   { role: "approver" },
   async (request: Request, context: RunRouteContext, identity) => {
     const runId = await readRunId(context);
+    const wait = new URL(request.url).searchParams.get("wait");
+    if (wait !== null && wait !== "settled") {
+      throw RequestRefusal.of(
+        "invalid_request",
+        `wait must be "settled" (to answer when the run next waits or ends), or left out (to answer once the decision took effect); got "${wait}".`,
+      );
+    }
     const { approve, turnDigest, reason } = await readBody(request, decisionRequestSchema);
     const decision = { approve, turnDigest, reason, actor: identity.name, actorId: identity.userId };
-    return Response.json(await (await getRunService()).decide(runId, decision));
+    const service = await getRunService();
+    return Response.json(
+      wait === "settled"
+        ? await service.decide(runId, decision)
+        : await service.startDecision(runId, decision),
+    );
   },
 );
