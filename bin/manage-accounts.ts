@@ -13,11 +13,7 @@ import {
 import { createAuth, readSecret } from "../lib/server/auth/auth";
 import { isRole, ROLES } from "../lib/server/auth/roles";
 
-export const ACCOUNT_USAGE = `  user add <email> --role <${ROLES.join("|")}> [--name NAME] [--password-env VAR]
-  user list
-  token create <email> --name <name> [--role ROLE]   (prints the token once)
-  token list
-  token revoke <name>`;
+import { ACCOUNT_USAGE } from "./account-usage";
 
 export interface AccountArguments {
   positionals: string[];

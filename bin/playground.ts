@@ -10,9 +10,8 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { type DatabaseHandle, databaseOptionsFromEnv, openDatabase } from "../db/client";
 import { InvalidScenarioError, isRuntimeError, parseScenarioJson, runScenarioHeadless } from "../lib/runtime";
-import { AccountError } from "../lib/server/auth/accounts";
 import { createRunService } from "../lib/server/run-service";
-import { ACCOUNT_USAGE, manageAccounts } from "./manage-accounts";
+import { ACCOUNT_USAGE } from "./account-usage";
 
 const USAGE = `usage: npm run -s playground -- <command>
   run <scenario.json> [--db DIR]
@@ -57,6 +56,11 @@ async function main() {
   }
   if (command === "user" || command === "token") {
     // The app's own database (as `npm run dev` would open it), unless --db names another folder.
+    // Loaded only here: a headless run needs no sign-in code, and it is most of the start-up time.
+    const [{ manageAccounts }, { AccountError }] = await Promise.all([
+      import("./manage-accounts"),
+      import("../lib/server/auth/accounts"),
+    ]);
     const handle = await openDatabase(
       parsed.values.db ? { dataDir: parsed.values.db } : databaseOptionsFromEnv(),
     );

@@ -1,4 +1,6 @@
-import { mkdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -8,6 +10,10 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import * as schema from "./schema";
+
+const PGLITE_VERSION: string = JSON.parse(
+  readFileSync(path.join(process.cwd(), "node_modules", "@electric-sql", "pglite", "package.json"), "utf8"),
+).version;
 
 /** One database type for both drivers (a union of the two breaks `.returning()`). */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -47,7 +53,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   if (!dataDir.includes("://")) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+  const client = dataDir === "memory://" ? await createMigratedMemoryPglite() : await PGlite.create(dataDir);
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return {
@@ -59,6 +65,47 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * A throwaway in-memory PGlite, started from a data directory that was
+ * initialised and migrated once and kept in the user's cache (keyed by the
+ * PGlite version and the migrations' contents), instead of running initdb and
+ * every migration again: the CLI and every test file open one of these.
+ */
+async function createMigratedMemoryPglite(): Promise<PGlite> {
+  const template = pgliteTemplatePath();
+  if (existsSync(template)) {
+    try {
+      return await PGlite.create({ loadDataDir: new Blob([readFileSync(template)]) });
+    } catch {
+      // A damaged template is rebuilt below.
+    }
+  }
+  const client = await PGlite.create("memory://");
+  await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+  try {
+    const dump = await client.dumpDataDir("gzip");
+    mkdirSync(path.dirname(template), { recursive: true });
+    // Written aside, then renamed: processes building it at once never read half a file.
+    const staging = `${template}.${process.pid}.${Date.now()}`;
+    writeFileSync(staging, Buffer.from(await dump.arrayBuffer()));
+    renameSync(staging, template);
+  } catch {
+    // No cache (a read-only home, say): every open just migrates, as before.
+  }
+  return client;
+}
+
+function pgliteTemplatePath(): string {
+  const hash = createHash("sha256");
+  hash.update(PGLITE_VERSION);
+  for (const file of readdirSync(MIGRATIONS_FOLDER, { recursive: true }).map(String).sort()) {
+    const full = path.join(MIGRATIONS_FOLDER, file);
+    if (file.endsWith(".sql") || file.endsWith(".json")) hash.update(file).update(readFileSync(full));
+  }
+  const cache = process.env.XDG_CACHE_HOME || path.join(homedir(), ".cache");
+  return path.join(cache, "tool-playground", `pglite-${hash.digest("hex").slice(0, 16)}.tar.gz`);
 }
 
 // Several app instances may start at once against one server: migrate under an
