@@ -29,59 +29,105 @@ export function rowsOf<T>(result: unknown): T[] {
 
 export interface AppendOptions {
   /**
-   * The claim token of the worker appending: the statement that takes the seq
-   * checks that it still holds the run, and appends nothing otherwise
+   * The claim token of the worker appending: the statement that takes the
+   * seqs checks that it still holds the run, and appends nothing otherwise
    * (`LostClaimError`). `null` appends whoever holds the run, for changes that
    * may happen to any run.
    */
   fence: string | null;
-  /** More columns of `runs` to set in the same UPDATE that takes the seq (say, the status). */
+  /** Append nothing while a cancel is pending on the run (`{ cancelPending }` says which). */
+  unlessCancelPending?: boolean;
+  /** More columns of `runs` to set in the same UPDATE that takes the seqs (say, the status). */
   alsoSet?: SQL;
   /**
    * Further data-modifying CTEs that run in the same statement, each able to
-   * read `inserted.seq` (say, stamping a tool call with it). Each starts with
-   * its name: `stamped as (update … from inserted where …)`.
+   * read `inserted (seq, type, payload)` (say, stamping tool calls with their
+   * seqs). Each starts with its name: `stamped as (update … from inserted …)`.
    */
   alsoDo?: SQL[];
 }
 
+export type AppendResult =
+  | { seqs: number[]; cancelPending: "turn" | "run" | null }
+  | { seqs: null; cancelPending: "turn" | "run" };
+
 /**
- * Appends an event at its type's current version, in one statement that also
- * does whatever `options` add: it takes the run's next seq by incrementing
+ * Appends events, each at its type's current version, in one statement that
+ * also does whatever `options` add: it takes the run's next seqs by raising
  * `runs.last_seq` (the row lock serialises appends per run, and a rollback
- * takes the number back, so seqs are gap-free), inserts the event, and
- * NOTIFYs `run_events` with `<runId>:<seq>`, delivered on commit. One round
- * trip per event, whether alone (its own transaction) or inside the caller's.
+ * takes the numbers back, so seqs are gap-free), inserts the events, and
+ * NOTIFYs `run_events` once with `<runId>:<last seq>`, delivered on commit.
+ * One round trip however many events, alone or inside the caller's
+ * transaction. Also says whether a cancel is pending on the run.
  */
+export async function appendEvents(
+  executor: Executor,
+  runId: string,
+  events: readonly RunEvent[],
+  options: AppendOptions,
+): Promise<AppendResult> {
+  const fenced =
+    options.fence === null ? sql`` : sql` and claim_token = ${options.fence} and status = 'RUNNING'`;
+  const unlessCancelled = options.unlessCancelPending ? sql` and cancel_requested is null` : sql``;
+  const alsoDo = (options.alsoDo ?? []).map((cte) => sql`, ${cte}`);
+  const rows = events.map((event, index) => ({
+    n: index + 1,
+    type: event.type,
+    version: RUN_EVENT_VERSIONS[event.type],
+    payload: event.payload ?? {},
+  }));
+  const result = await executor.execute(sql`
+    with bumped as (
+      update runs set last_seq = last_seq + ${events.length}, updated_at = now()${options.alsoSet ? sql`, ${options.alsoSet}` : sql``}
+      where id = ${runId}::uuid${fenced}${unlessCancelled}
+      returning last_seq, cancel_requested
+    ), inserted as (
+      insert into run_events (run_id, seq, type, version, payload)
+      select ${runId}::uuid, bumped.last_seq - ${events.length} + e.n, e.type, e.version, e.payload
+      from bumped, jsonb_to_recordset(${jsonParameter(rows)}::jsonb) as e(n int, type text, version int, payload jsonb)
+      returning seq, type, payload
+    )${sql.join(alsoDo, sql``)}
+    select array_agg(seq order by seq) as seqs, (select cancel_requested from bumped) as cancel_pending,
+           pg_notify(${RUN_EVENTS_CHANNEL}, ${runId}::text || ':' || max(seq)::text) as notified
+    from inserted
+    having count(*) > 0`);
+  const [row] = rowsOf<{ seqs: number[]; cancel_pending: "turn" | "run" | null }>(result);
+  if (row) return { seqs: row.seqs.map(Number), cancelPending: row.cancel_pending };
+  return { seqs: null, cancelPending: await whyNothingWasAppended(executor, runId, events, options) };
+}
+
+/** Nothing was appended: a cancel is pending (and was asked about), or the claim is lost, or there is no run. */
+async function whyNothingWasAppended(
+  executor: Executor,
+  runId: string,
+  events: readonly RunEvent[],
+  options: AppendOptions,
+): Promise<"turn" | "run"> {
+  const [run] = rowsOf<{
+    claim_token: string | null;
+    status: string;
+    cancel_requested: "turn" | "run" | null;
+  }>(
+    await executor.execute(
+      sql`select claim_token, status, cancel_requested from runs where id = ${runId}::uuid`,
+    ),
+  );
+  const holds =
+    run && (options.fence === null || (run.claim_token === options.fence && run.status === "RUNNING"));
+  if (holds && options.unlessCancelPending && run.cancel_requested) return run.cancel_requested;
+  if (run && options.fence !== null) throw new LostClaimError(runId);
+  throw new Error(`cannot append ${events.map((event) => event.type).join(", ")}: no run ${runId}`);
+}
+
+/** {@link appendEvents} of one event; returns its seq. */
 export async function appendEvent(
   executor: Executor,
   runId: string,
   event: RunEvent,
-  options: AppendOptions,
+  options: Omit<AppendOptions, "unlessCancelPending">,
 ): Promise<number> {
-  const fenced =
-    options.fence === null ? sql`` : sql` and claim_token = ${options.fence} and status = 'RUNNING'`;
-  const alsoDo = (options.alsoDo ?? []).map((cte) => sql`, ${cte}`);
-  const result = await executor.execute(sql`
-    with bumped as (
-      update runs set last_seq = last_seq + 1, updated_at = now()${options.alsoSet ? sql`, ${options.alsoSet}` : sql``}
-      where id = ${runId}::uuid${fenced}
-      returning last_seq
-    ), inserted as (
-      insert into run_events (run_id, seq, type, version, payload)
-      select ${runId}::uuid, last_seq, ${event.type}, ${RUN_EVENT_VERSIONS[event.type]},
-             ${jsonParameter(event.payload ?? {})}::jsonb
-      from bumped
-      returning seq
-    )${sql.join(alsoDo, sql``)}
-    select seq, pg_notify(${RUN_EVENTS_CHANNEL}, ${runId}::text || ':' || seq::text) as notified
-    from inserted`);
-  const [row] = rowsOf<{ seq: number }>(result);
-  if (!row) {
-    if (options.fence !== null) throw new LostClaimError(runId);
-    throw new Error(`cannot append ${event.type}: no run ${runId}`);
-  }
-  return Number(row.seq);
+  const { seqs } = await appendEvents(executor, runId, [event], options);
+  return seqs?.[0] ?? Number.NaN;
 }
 
 /** A run's events after `afterSeq`, decoded from whichever version they were written at. */

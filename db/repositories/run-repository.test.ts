@@ -69,18 +69,11 @@ describe(`the tables beside the events on ${testDriverName}`, () => {
       },
       4,
     );
-    const started = await store.startCall(runId, token, 0, 0);
-    const settled = await store.settleCall(runId, token, 0, 0, {
-      status: "ok",
-      result: { text: "bad \u0000 byte" },
-      error: null,
-    });
-    await store.startCall(runId, token, 0, 1);
-    await store.settleCall(runId, token, 0, 1, {
-      status: "error",
-      result: null,
-      error: { code: "x", message: "y" },
-    });
+    const started = await store.startCalls(runId, token, 0, [0, 1], { wave: true });
+    const settled = await store.settleCalls(runId, token, 0, [
+      { batchIndex: 0, outcome: { status: "ok", result: { text: "bad \u0000 byte" }, error: null } },
+      { batchIndex: 1, outcome: { status: "error", result: null, error: { code: "x", message: "y" } } },
+    ]);
     await store.invalidateCalls(
       runId,
       token,
@@ -104,8 +97,8 @@ describe(`the tables beside the events on ${testDriverName}`, () => {
       {
         batchIndex: 0,
         status: "ok",
-        startSeq: started,
-        settleSeq: settled,
+        startSeq: "seqs" in started ? started.seqs[0] : null,
+        settleSeq: settled[0],
         result: { text: "bad \uFFFD byte" },
         error: null,
       },
@@ -121,7 +114,7 @@ describe(`the tables beside the events on ${testDriverName}`, () => {
     const [step] = await handle.db.select().from(steps).where(eq(steps.runId, runId));
     expect(step?.metrics).toMatchObject({ completedWaves: 1, invalidatedCount: 1 });
     const [run] = await handle.db.select().from(runs).where(eq(runs.id, runId));
-    expect(run).toMatchObject({ modelCalls: 4, lastSeq: 8 });
+    expect(run).toMatchObject({ modelCalls: 4, lastSeq: 9 });
 
     await store.finishRun(runId, token, "FAILED", { code: "boom", message: "broke" });
     const [finished] = await handle.db.select().from(runs).where(eq(runs.id, runId));

@@ -2,13 +2,13 @@ import { and, asc, eq, getTableColumns, inArray, isNull, lt, or, sql } from "dri
 import {
   type ApprovalRecord,
   awaitingApprovalEvent,
-  type CallOutcome,
   callsInvalidatedEvent,
   decodeLimits,
   LostClaimError,
   type NewRun,
   type NewStep,
   type RunError,
+  type RunEvent,
   type RunRecord,
   type RunStore,
   type StepMetrics,
@@ -16,8 +16,9 @@ import {
   stepPlannedEvent,
 } from "@/lib/runtime";
 import type { Db } from "../client";
-import { approvals, runs, steps, toolCalls, workspaceFiles } from "../schema";
-import { appendEvent, jsonParameter, readEvents, rowsOf } from "./append-event";
+import { approvals, runs, workspaceFiles } from "../schema";
+import { toStorableText } from "../storable-columns";
+import { appendEvent, appendEvents, jsonParameter, readEvents, rowsOf } from "./append-event";
 
 /** The run's columns, and whether its lease has run out by the database's clock. */
 const runWithLease = {
@@ -47,14 +48,13 @@ const isExpired = and(
 /** The NOTIFY channel that announces a cancellation asked of a running run, as its id. */
 export const RUN_CANCELS_CHANNEL = "run_cancels";
 
-/** Tool-call rows per INSERT: 8 parameters each, well under Postgres's 65,535. */
-const CALL_ROWS_PER_INSERT = 1000;
-
 /** `now() + leaseMs` in the database's clock, which every instance shares. */
 const leaseFromNow = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
 
-const callWhere = (runId: string, stepIndex: number, batchIndex: number) =>
-  sql`tool_calls.run_id = ${runId}::uuid and tool_calls.step_index = ${stepIndex} and tool_calls.batch_index = ${batchIndex}`;
+/** The tool call of the step whose `call_started`/`call_settled` is the `inserted` row. */
+const callOf = (runId: string, stepIndex: number) =>
+  sql`tool_calls.run_id = ${runId}::uuid and tool_calls.step_index = ${stepIndex}
+    and tool_calls.batch_index = (inserted.payload->>'batchIndex')::int`;
 
 /** The runtime's `RunStore` over drizzle, for PGlite and Postgres alike. */
 export function createRunRepository(db: Db): RunStore {
@@ -110,66 +110,78 @@ export function createRunRepository(db: Db): RunStore {
     appendEvent: (runId, claimToken, event) => appendEvent(db, runId, event, { fence: claimToken }),
 
     async recordStep(runId, claimToken, step: NewStep, modelCalls) {
-      await db.transaction(async (tx) => {
-        // The fenced append comes first: a worker that lost its claim writes nothing, not even the step.
-        await appendEvent(tx, runId, stepPlannedEvent(step, modelCalls), {
-          fence: claimToken,
-          alsoSet: sql`model_calls = ${modelCalls}`,
-        });
-        await tx
-          .insert(steps)
-          .values({ runId, index: step.index, text: step.text, plan: step.plan, metrics: step.metrics });
-        // One INSERT may bind at most 65,535 parameters: a batch of thousands of calls goes in chunks.
-        for (let start = 0; start < step.calls.length; start += CALL_ROWS_PER_INSERT) {
-          await tx.insert(toolCalls).values(
-            step.calls.slice(start, start + CALL_ROWS_PER_INSERT).map(({ call, status, error }) => ({
-              runId,
-              stepIndex: step.index,
-              batchIndex: call.batchIndex,
-              callId: call.id,
-              name: call.name,
-              arguments: call.arguments,
-              status,
-              error,
-            })),
-          );
-        }
+      // One statement: the fenced seq (and the completion count), the event, the step and its calls.
+      const calls = step.calls.map(({ call, status, error }) => ({
+        batch_index: call.batchIndex,
+        call_id: call.id,
+        name: call.name,
+        arguments: call.arguments,
+        status,
+        error,
+      }));
+      await appendEvent(db, runId, stepPlannedEvent(step, modelCalls), {
+        fence: claimToken,
+        alsoSet: sql`model_calls = ${modelCalls}`,
+        alsoDo: [
+          sql`step_row as (
+            insert into steps (run_id, index, text, plan, metrics)
+            select ${runId}::uuid, ${step.index}, ${step.text === null ? null : toStorableText(step.text)},
+                   ${jsonParameter(step.plan)}::jsonb, ${jsonParameter(step.metrics)}::jsonb
+            from inserted)`,
+          sql`call_rows as (
+            insert into tool_calls (run_id, step_index, batch_index, call_id, name, raw_arguments, status, error)
+            select ${runId}::uuid, ${step.index}, c.batch_index, c.call_id, c.name, c.arguments, c.status, c.error
+            from inserted, jsonb_to_recordset(${jsonParameter(calls)}::jsonb)
+              as c(batch_index int, call_id text, name text, arguments text, status text, error jsonb))`,
+        ],
       });
     },
 
-    // One statement each: the event, and the call stamped with its seq.
-    startCall: (runId, claimToken, stepIndex, batchIndex) =>
-      appendEvent(
-        db,
-        runId,
-        { type: "call_started", payload: { stepIndex, batchIndex } },
-        {
-          fence: claimToken,
-          alsoDo: [
-            sql`stamped as (
-              update tool_calls set status = 'running', start_seq = inserted.seq from inserted
-              where ${callWhere(runId, stepIndex, batchIndex)})`,
-          ],
-        },
-      ),
+    // One statement each, however many calls: the events, and each call stamped with its seq.
+    async startCalls(runId, claimToken, stepIndex, batchIndexes, options) {
+      const events: RunEvent[] = [
+        ...(options.wave
+          ? [{ type: "wave_started" as const, payload: { stepIndex, batchIndexes: [...batchIndexes] } }]
+          : []),
+        ...batchIndexes.map((batchIndex) => ({
+          type: "call_started" as const,
+          payload: { stepIndex, batchIndex },
+        })),
+      ];
+      const appended = await appendEvents(db, runId, events, {
+        fence: claimToken,
+        unlessCancelPending: options.wave,
+        alsoDo: [
+          sql`stamped as (
+            update tool_calls set status = 'running', start_seq = inserted.seq from inserted
+            where inserted.type = 'call_started' and ${callOf(runId, stepIndex)})`,
+        ],
+      });
+      if (appended.seqs === null) return { cancelPending: appended.cancelPending };
+      return { seqs: options.wave ? appended.seqs.slice(1) : appended.seqs };
+    },
 
-    settleCall: (runId, claimToken, stepIndex, batchIndex, outcome: CallOutcome) =>
-      appendEvent(
+    async settleCalls(runId, claimToken, stepIndex, settled) {
+      const { seqs } = await appendEvents(
         db,
         runId,
-        { type: "call_settled", payload: { stepIndex, batchIndex, ...outcome } },
+        settled.map(({ batchIndex, outcome }) => ({
+          type: "call_settled" as const,
+          payload: { stepIndex, batchIndex, ...outcome },
+        })),
         {
           fence: claimToken,
           alsoDo: [
             sql`stamped as (
               update tool_calls
-              set status = ${outcome.status}, result = ${jsonParameter(outcome.result ?? null)}::jsonb,
-                  error = ${jsonParameter(outcome.error)}::jsonb, settle_seq = inserted.seq
-              from inserted
-              where ${callWhere(runId, stepIndex, batchIndex)})`,
+              set status = inserted.payload->>'status', result = nullif(inserted.payload->'result', 'null'::jsonb),
+                  error = nullif(inserted.payload->'error', 'null'::jsonb), settle_seq = inserted.seq
+              from inserted where ${callOf(runId, stepIndex)})`,
           ],
         },
-      ),
+      );
+      return seqs ?? [];
+    },
 
     async invalidateCalls(runId, claimToken, stepIndex, outcomes, reason) {
       const settled = outcomes.map(({ batchIndex, outcome }) => ({
@@ -190,10 +202,10 @@ export function createRunRepository(db: Db): RunStore {
     },
 
     async finishStep(runId, claimToken, stepIndex, metrics: StepMetrics) {
-      await appendEvent(
+      const { cancelPending } = await appendEvents(
         db,
         runId,
-        { type: "step_finished", payload: { stepIndex, metrics } },
+        [{ type: "step_finished", payload: { stepIndex, metrics } }],
         {
           fence: claimToken,
           alsoDo: [
@@ -203,6 +215,7 @@ export function createRunRepository(db: Db): RunStore {
           ],
         },
       );
+      return { cancelPending };
     },
 
     async suspendRun(runId, claimToken, state: SuspendedState) {

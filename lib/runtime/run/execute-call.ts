@@ -2,6 +2,7 @@ import { isWriteEffect } from "../declares-write";
 import { RuntimeError, ToolError } from "../errors";
 import type { PreflightedCall } from "../preflight";
 import type { RunEnvironment } from "./run-environment";
+import { LostClaimError } from "./run-errors";
 import type { CallOutcome } from "./run-types";
 
 /** A tool ran but its record could not be stored: the run must not go on as if audited. */
@@ -23,11 +24,75 @@ export class StepAuditError extends RuntimeError {
 }
 
 /**
- * Runs one preflighted call: stamps its start, executes the tool, stamps and
- * stores its outcome. A tool's failure is an `error` outcome, never a throw.
- * A write whose outcome cannot be stored throws {@link StepAuditError}
- * (fail-closed step audit, SPEC §5); so does any call whose start cannot be
- * stored, since then it never ran.
+ * Stores the outcomes of one step's calls, several in one write: outcomes
+ * that arrive together (the calls of a wave whose tools answer at once) are
+ * written by one `settleCalls`; one that arrives alone is written alone.
+ * Each caller learns whether its own outcome was stored.
+ */
+export function createSettleBatcher(environment: RunEnvironment, stepIndex: number) {
+  let queued: Array<{
+    batchIndex: number;
+    outcome: CallOutcome;
+    resolve(): void;
+    reject(error: unknown): void;
+  }> = [];
+  const flush = async () => {
+    const batch = queued;
+    queued = [];
+    try {
+      await environment.store.settleCalls(
+        environment.runId,
+        environment.claimToken,
+        stepIndex,
+        batch.map(({ batchIndex, outcome }) => ({ batchIndex, outcome })),
+      );
+      for (const entry of batch) entry.resolve();
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+    }
+  };
+  return (batchIndex: number, outcome: CallOutcome) =>
+    new Promise<void>((resolve, reject) => {
+      // Outcomes settling in the same turn of the event loop queue up behind the first one's flush.
+      if (queued.length === 0) queueMicrotask(() => queueMicrotask(() => void flush()));
+      queued.push({ batchIndex, outcome, resolve, reject });
+    });
+}
+
+export type SettleCall = ReturnType<typeof createSettleBatcher>;
+
+/**
+ * Runs a call whose start is already stored, then stores its outcome. A
+ * tool's failure is an `error` outcome, never a throw. A write whose outcome
+ * cannot be stored throws {@link StepAuditError} (fail-closed step audit,
+ * SPEC §5); a read's is logged and the run goes on.
+ */
+export async function runStartedCall(
+  environment: RunEnvironment,
+  call: PreflightedCall,
+  signal: AbortSignal,
+  settle: SettleCall,
+): Promise<CallOutcome> {
+  const outcome = await runTool(environment, call, signal);
+  try {
+    await settle(call.batchIndex, outcome);
+  } catch (error) {
+    if (LostClaimError.isInstance(error)) throw error;
+    if (isWriteEffect(environment.registry.effectFor(call.name))) {
+      throw new StepAuditError(environment.runId, call, error);
+    }
+    environment.log?.("a read call's outcome could not be stored; the run goes on", {
+      runId: environment.runId,
+      batchIndex: call.batchIndex,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+  return outcome;
+}
+
+/**
+ * Runs one call on its own (an approved barrier): stores its start (so a
+ * write never runs unrecorded), executes it, stores its outcome.
  */
 export async function executeCall(
   environment: RunEnvironment,
@@ -35,20 +100,16 @@ export async function executeCall(
   call: PreflightedCall,
   signal: AbortSignal,
 ): Promise<CallOutcome> {
-  const { store, runId, claimToken, registry } = environment;
-  await store.startCall(runId, claimToken, stepIndex, call.batchIndex);
-  const outcome = await runTool(environment, call, signal);
-  try {
-    await store.settleCall(runId, claimToken, stepIndex, call.batchIndex, outcome);
-  } catch (error) {
-    if (isWriteEffect(registry.effectFor(call.name))) throw new StepAuditError(runId, call, error);
-    environment.log?.("a read call's outcome could not be stored; the run goes on", {
-      runId,
-      batchIndex: call.batchIndex,
-      error: error instanceof Error ? error.message : String(error),
-    });
-  }
-  return outcome;
+  await environment.store.startCalls(
+    environment.runId,
+    environment.claimToken,
+    stepIndex,
+    [call.batchIndex],
+    {
+      wave: false,
+    },
+  );
+  return runStartedCall(environment, call, signal, createSettleBatcher(environment, stepIndex));
 }
 
 async function runTool(

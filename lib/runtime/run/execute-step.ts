@@ -1,5 +1,5 @@
 import { computeTurnDigest } from "../turn-digest";
-import { executeCall } from "./execute-call";
+import { createSettleBatcher, executeCall, runStartedCall } from "./execute-call";
 import type { RunEnvironment } from "./run-environment";
 import type { CallOutcome, PendingTurn, RunError } from "./run-types";
 import { type StepProgress, SUSPENDED_STATE_VERSION } from "./suspended-state";
@@ -26,33 +26,41 @@ export async function executeStep(environment: RunEnvironment, progress: StepPro
   const signal = environment.stepSignal();
   let current = progress;
   const segments = current.plan.segments;
+  const cancelWith = async (scope: "turn" | "run"): Promise<StepResult> => ({
+    kind: "settled",
+    progress: await invalidateRemaining(
+      environment,
+      current,
+      scope === "run" ? CANCELLED_RUN : CANCELLED_TURN,
+    ),
+    cancelled: scope,
+  });
   for (let index = current.nextSegment; index < segments.length; index += 1) {
-    const cancelled = await store.takeCancelRequest(runId, environment.claimToken);
-    if (cancelled) {
-      const reason = cancelled === "run" ? CANCELLED_RUN : CANCELLED_TURN;
-      return {
-        kind: "settled",
-        progress: await invalidateRemaining(environment, current, reason),
-        cancelled,
-      };
-    }
     const segment = segments[index];
     if (!segment) break;
     if (segment.kind === "barrier") {
+      const cancelled = await store.takeCancelRequest(runId, environment.claimToken);
+      if (cancelled) return cancelWith(cancelled);
       await suspendAtBarrier(environment, { ...current, nextSegment: index });
       return { kind: "suspended" };
     }
     // A recovered wave runs only what had not settled before its worker was lost.
     const unsettled = segment.batchIndexes.filter((batchIndex) => !(String(batchIndex) in current.outcomes));
-    await store.appendEvent(runId, environment.claimToken, {
-      type: "wave_started",
-      payload: { stepIndex: current.stepIndex, batchIndexes: unsettled },
-    });
+    // One write starts the whole wave, and refuses to while a cancel is pending: then the cancel is taken.
+    for (;;) {
+      const started = await store.startCalls(runId, environment.claimToken, current.stepIndex, unsettled, {
+        wave: true,
+      });
+      if (!("cancelPending" in started)) break;
+      const cancelled = await store.takeCancelRequest(runId, environment.claimToken);
+      if (cancelled) return cancelWith(cancelled);
+    }
+    const settle = createSettleBatcher(environment, current.stepIndex);
     const settled = await Promise.all(
       unsettled.map(async (batchIndex) => {
         const call = current.calls[batchIndex];
         if (!call) throw new Error(`plan names batchIndex ${batchIndex}, which the step does not have`);
-        return [batchIndex, await executeCall(environment, current.stepIndex, call, signal)] as const;
+        return [batchIndex, await runStartedCall(environment, call, signal, settle)] as const;
       }),
     );
     current = {

@@ -19,7 +19,13 @@ export type NextStep =
   /** An executable step, stored with its calls and ready to run from its first segment. */
   | { kind: "execute"; progress: StepProgress; modelCalls: number }
   /** The batch was sent back: the transcript now ends with the repair notice. */
-  | { kind: "repair"; transcript: TranscriptEntry[]; modelCalls: number; problems: PlanProblem[] }
+  | {
+      kind: "repair";
+      transcript: TranscriptEntry[];
+      modelCalls: number;
+      problems: PlanProblem[];
+      cancelPending: "turn" | "run" | null;
+    }
   /** A cancellation aborted the model call: the turn (ask again) or the whole run. */
   | { kind: "cancelled"; scope: "turn" | "run" };
 
@@ -73,9 +79,10 @@ export async function planNextStep(environment: RunEnvironment, between: Between
   );
 
   if (plan.kind === "repair") {
-    await store.finishStep(runId, claimToken, stepIndex, metrics);
+    const { cancelPending } = await store.finishStep(runId, claimToken, stepIndex, metrics);
     return {
       kind: "repair",
+      cancelPending,
       transcript: [...transcript, { role: "repair_notice", text: formatRepairNotice(plan.problems) }],
       modelCalls,
       problems: plan.problems,

@@ -94,7 +94,8 @@ async function until(condition: () => boolean, what: string) {
 }
 
 const isSettleOf = (batchIndex: number) => (call: StoreCall) =>
-  call.method === "settleCall" && call.args[3] === batchIndex;
+  call.method === "settleCalls" &&
+  (call.args[3] as Array<{ batchIndex: number }>).some((settled) => settled.batchIndex === batchIndex);
 
 async function startsOf(host: MemoryRunHost, runId: string, stepIndex: number, batchIndex: number) {
   const events = await host.readEvents(runId, 0);

@@ -177,7 +177,9 @@ async function resumeFromEvents(
   if (unrepeatable) {
     await store.appendEvent(runId, claimToken, recovered(options, from, "step", false));
     const outcome: CallOutcome = { status: "error", result: null, error: INTERRUPTED };
-    await store.settleCall(runId, claimToken, last.index, unrepeatable.batchIndex, outcome);
+    await store.settleCalls(runId, claimToken, last.index, [
+      { batchIndex: unrepeatable.batchIndex, outcome },
+    ]);
     progress = await invalidateRemaining(
       environment,
       { ...progress, outcomes: { ...progress.outcomes, [unrepeatable.batchIndex]: outcome } },

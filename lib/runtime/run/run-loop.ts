@@ -90,6 +90,9 @@ async function drive(environment: RunEnvironment, start: RunStart): Promise<RunS
   let between: Between = start;
   let progress = start.progress;
   let repairAttempts = start.repairAttempts ?? 0;
+  // Whether a cancel may be pending between steps: checked before the first completion, then
+  // whenever the write that finished the last step saw one.
+  let mayBeCancelled = true;
   if (progress && start.barrierAction) {
     progress = await resolveBarrier(environment, progress, start.barrierAction);
     if (start.barrierAction.kind === "cancel" && start.barrierAction.scope === "run") {
@@ -102,14 +105,20 @@ async function drive(environment: RunEnvironment, start: RunStart): Promise<RunS
     if (progress) {
       const result = await executeStep(environment, progress);
       if (result.kind === "suspended") return "WAITING_FOR_APPROVAL";
-      between = { ...between, transcript: await completeStep(environment, result.progress) };
+      const completed = await completeStep(environment, result.progress);
+      between = { ...between, transcript: completed.transcript };
+      mayBeCancelled = completed.cancelPending !== null;
       if (result.cancelled === "run") return endRun(environment, "CANCELLED");
       if (finishedBy(result.progress)) return endRun(environment, "COMPLETED");
       progress = undefined;
     }
 
-    if ((await environment.store.takeCancelRequest(environment.runId, environment.claimToken)) === "run") {
-      return endRun(environment, "CANCELLED");
+    if (mayBeCancelled) {
+      // A turn cancelled between steps has nothing left to stop: only a cancelled run ends here.
+      if ((await environment.store.takeCancelRequest(environment.runId, environment.claimToken)) === "run") {
+        return endRun(environment, "CANCELLED");
+      }
+      mayBeCancelled = false;
     }
     const next = await planNextStep(environment, between);
     if (next.kind === "cancelled") {
@@ -122,6 +131,7 @@ async function drive(environment: RunEnvironment, start: RunStart): Promise<RunS
       if (repairAttempts > environment.limits.maxRepairAttempts)
         throw new RepairExhaustedError(environment.limits.maxRepairAttempts, next.problems);
       between = { transcript: next.transcript, modelCalls: next.modelCalls, nextStepIndex };
+      mayBeCancelled = next.cancelPending !== null;
       continue;
     }
     repairAttempts = 0;
@@ -133,15 +143,23 @@ async function drive(environment: RunEnvironment, start: RunStart): Promise<RunS
 /**
  * Stores the step's final metrics and returns the transcript with every
  * call's outcome appended in original batch order, whatever order they
- * settled in (SPEC §4).
+ * settled in (SPEC §4), and whether a cancel is pending.
  */
-async function completeStep(environment: RunEnvironment, progress: StepProgress): Promise<TranscriptEntry[]> {
+async function completeStep(
+  environment: RunEnvironment,
+  progress: StepProgress,
+): Promise<{ transcript: TranscriptEntry[]; cancelPending: "turn" | "run" | null }> {
   const outcomes = Object.values(progress.outcomes);
   const metrics = computeStepMetrics(progress.plan, progress.calls.length, environment.limits, {
     completedWaves: progress.completedWaves,
     invalidatedCount: outcomes.filter((outcome) => outcome.status === "invalidated").length,
   });
-  await environment.store.finishStep(environment.runId, environment.claimToken, progress.stepIndex, metrics);
+  const { cancelPending } = await environment.store.finishStep(
+    environment.runId,
+    environment.claimToken,
+    progress.stepIndex,
+    metrics,
+  );
   const results: TranscriptEntry[] = progress.calls.map((call) => {
     const outcome = progress.outcomes[call.batchIndex] ?? {
       status: "not_dispatched",
@@ -158,7 +176,7 @@ async function completeStep(environment: RunEnvironment, progress: StepProgress)
       error: outcome.error,
     };
   });
-  return [...progress.transcript, ...results];
+  return { transcript: [...progress.transcript, ...results], cancelPending };
 }
 
 /** A lone, successful `finish` call ends the run. */

@@ -162,17 +162,11 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         await store.createRun(run);
         await store.createRun(other);
         await store.recordStep(run.id, run.claimToken, STEP, 1);
-        const wave = await store.appendEvent(run.id, run.claimToken, {
-          type: "wave_started",
-          payload: { stepIndex: 0, batchIndexes: [0] },
-        });
-        const started = await store.startCall(run.id, run.claimToken, 0, 0);
-        const settled = await store.settleCall(run.id, run.claimToken, 0, 0, {
-          status: "ok",
-          result: { n: 1 },
-          error: null,
-        });
-        expect([wave, started, settled]).toEqual([3, 4, 5]);
+        const started = await store.startCalls(run.id, run.claimToken, 0, [0], { wave: true });
+        const settled = await store.settleCalls(run.id, run.claimToken, 0, [
+          { batchIndex: 0, outcome: { status: "ok", result: { n: 1 }, error: null } },
+        ]);
+        expect([started, settled]).toEqual([{ seqs: [4] }, [5]]);
         const events = await store.readEvents(run.id, 0);
         expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
         expect(events.map((event) => event.type)).toEqual([
@@ -187,6 +181,60 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         expect(events[4]).toMatchObject({
           payload: { stepIndex: 0, batchIndex: 0, status: "ok", result: { n: 1 }, error: null },
         });
+      }));
+
+    it("starts a wave's calls together and settles calls together, one seq each, in order", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        await store.createRun(run);
+        await store.recordStep(run.id, run.claimToken, STEP, 1);
+        expect(await store.startCalls(run.id, run.claimToken, 0, [1, 0], { wave: true })).toEqual({
+          seqs: [4, 5],
+        });
+        expect(
+          await store.settleCalls(run.id, run.claimToken, 0, [
+            { batchIndex: 0, outcome: { status: "ok", result: { a: 1 }, error: null } },
+            { batchIndex: 1, outcome: { status: "error", result: null, error: { code: "x", message: "y" } } },
+          ]),
+        ).toEqual([6, 7]);
+        const events = await store.readEvents(run.id, 2);
+        expect(events.map((event) => [event.seq, event.type, event.payload])).toEqual([
+          [3, "wave_started", { stepIndex: 0, batchIndexes: [1, 0] }],
+          [4, "call_started", { stepIndex: 0, batchIndex: 1 }],
+          [5, "call_started", { stepIndex: 0, batchIndex: 0 }],
+          [6, "call_settled", { stepIndex: 0, batchIndex: 0, status: "ok", result: { a: 1 }, error: null }],
+          [
+            7,
+            "call_settled",
+            {
+              stepIndex: 0,
+              batchIndex: 1,
+              status: "error",
+              result: null,
+              error: { code: "x", message: "y" },
+            },
+          ],
+        ]);
+      }));
+
+    it("starts no wave while a cancel is pending, says which, and leaves it to be taken", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        await store.createRun(run);
+        await store.recordStep(run.id, run.claimToken, STEP, 1);
+        expect(await store.requestCancel(run.id, "turn")).toBe(true);
+        const before = await store.readEvents(run.id, 0);
+        expect(await store.startCalls(run.id, run.claimToken, 0, [0], { wave: true })).toEqual({
+          cancelPending: "turn",
+        });
+        expect(await store.readEvents(run.id, 0)).toEqual(before);
+        // A single call that is not a wave (an approved barrier) starts regardless.
+        expect(await store.startCalls(run.id, run.claimToken, 0, [1], { wave: false })).toEqual({
+          seqs: [3],
+        });
+        expect(await store.finishStep(run.id, run.claimToken, 0, METRICS)).toEqual({ cancelPending: "turn" });
+        expect(await store.takeCancelRequest(run.id, run.claimToken)).toBe("turn");
+        expect(await store.finishStep(run.id, run.claimToken, 0, METRICS)).toEqual({ cancelPending: null });
       }));
 
     it("records a step with its calls and completion count, announced as step_planned", () =>
@@ -266,8 +314,12 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
               payload: { stepIndex: 0, batchIndexes: [0] },
             }),
           () => store.recordStep(run.id, stale, { ...STEP, index: 1 }, 2),
-          () => store.startCall(run.id, stale, 0, 0),
-          () => store.settleCall(run.id, stale, 0, 0, { status: "ok", result: null, error: null }),
+          () => store.startCalls(run.id, stale, 0, [0], { wave: true }),
+          () => store.startCalls(run.id, stale, 0, [1], { wave: false }),
+          () =>
+            store.settleCalls(run.id, stale, 0, [
+              { batchIndex: 0, outcome: { status: "ok", result: null, error: null } },
+            ]),
           () =>
             store.invalidateCalls(
               run.id,
@@ -311,7 +363,9 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         expect(await store.claimExpiredRuns({ leaseMs: 60_000, limit: 10, runId: live.id })).toEqual([]);
 
         // The old holder is fenced out; the new one writes.
-        await expect(store.startCall(dead.id, dead.claimToken, 0, 0)).rejects.toSatisfy(isLostClaim);
+        await expect(store.startCalls(dead.id, dead.claimToken, 0, [0], { wave: true })).rejects.toSatisfy(
+          isLostClaim,
+        );
         expect(await store.renewLease(dead.id, dead.claimToken, 60_000)).toBe(false);
         const newToken = taken[0]?.claimToken ?? "";
         await store.finishRun(dead.id, newToken, "CANCELLED", null);

@@ -89,16 +89,27 @@ export interface RunStore {
   appendEvent(runId: string, claimToken: string, event: RunEvent): Promise<number>;
   /** Stores a planned step and its calls, sets the run's completion count, emits `step_planned`. */
   recordStep(runId: string, claimToken: string, step: NewStep, modelCalls: number): Promise<void>;
-  /** Marks a call running and emits `call_started`; returns its seq (the call's `startSeq`). */
-  startCall(runId: string, claimToken: string, stepIndex: number, batchIndex: number): Promise<number>;
-  /** Stores a call's outcome and emits `call_settled`; returns its seq (the call's `settleSeq`). */
-  settleCall(
+  /**
+   * Starts calls in one write: `wave_started` first when `wave`, then each
+   * call's `call_started`, each call marked running and stamped with its seq
+   * (its `startSeq`); returns those seqs in order. A wave does not start
+   * while a cancel is pending: nothing is written, and the pending scope is
+   * returned instead (take it with `takeCancelRequest`).
+   */
+  startCalls(
     runId: string,
     claimToken: string,
     stepIndex: number,
-    batchIndex: number,
-    outcome: CallOutcome,
-  ): Promise<number>;
+    batchIndexes: readonly number[],
+    options: { wave: boolean },
+  ): Promise<{ seqs: number[] } | { cancelPending: "turn" | "run" }>;
+  /** Stores calls' outcomes and their `call_settled` events in one write; returns the seqs (their `settleSeq`s) in order. */
+  settleCalls(
+    runId: string,
+    claimToken: string,
+    stepIndex: number,
+    settled: ReadonlyArray<{ batchIndex: number; outcome: CallOutcome }>,
+  ): Promise<number[]>;
   /** Settles never-started calls as `invalidated`/`denied` without seqs; emits one `calls_invalidated`. */
   invalidateCalls(
     runId: string,
@@ -107,8 +118,13 @@ export interface RunStore {
     outcomes: Array<{ batchIndex: number; outcome: CallOutcome }>,
     reason: string,
   ): Promise<void>;
-  /** Stores the step's final metrics and emits `step_finished`. */
-  finishStep(runId: string, claimToken: string, stepIndex: number, metrics: StepMetrics): Promise<void>;
+  /** Stores the step's final metrics and emits `step_finished`; says whether a cancel is pending (without taking it). */
+  finishStep(
+    runId: string,
+    claimToken: string,
+    stepIndex: number,
+    metrics: StepMetrics,
+  ): Promise<{ cancelPending: "turn" | "run" | null }>;
   /** RUNNING → WAITING_FOR_APPROVAL with the state; claim cleared; emits `awaiting_approval`. */
   suspendRun(runId: string, claimToken: string, state: SuspendedState): Promise<void>;
   /** RUNNING → a final status; claim cleared; state kept; emits `run_finished`. */

@@ -32,8 +32,8 @@ export function createFaultRegistry(): FaultRegistry {
 
 /**
  * The store, failing as armed: the next armed approval records are refused
- * (the audit is unavailable), and the next armed call outcomes cannot be
- * stored. Nothing of a refused write is stored.
+ * (the audit is unavailable), and the next armed writes of call outcomes
+ * fail. Nothing of a refused write is stored.
  */
 export function withInjectedFaults(store: RunStore, faults: FaultRegistry): RunStore {
   return {
@@ -41,9 +41,9 @@ export function withInjectedFaults(store: RunStore, faults: FaultRegistry): RunS
     async recordApproval(record) {
       return faults.take("approvals") ? false : store.recordApproval(record);
     },
-    async settleCall(...args) {
+    async settleCalls(...args) {
       if (faults.take("steps")) throw new Error("injected fault: the step record could not be stored");
-      return store.settleCall(...args);
+      return store.settleCalls(...args);
     },
   };
 }

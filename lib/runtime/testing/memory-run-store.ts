@@ -168,23 +168,38 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       append(run, stepPlannedEvent(step, modelCalls));
     },
 
-    async startCall(runId, claimToken, stepIndex, batchIndex) {
+    async startCalls(runId, claimToken, stepIndex, batchIndexes, options) {
       const run = held(runId, claimToken);
-      const stored = call(run, stepIndex, batchIndex);
-      const seq = append(run, { type: "call_started", payload: { stepIndex, batchIndex } });
-      stored.status = "running";
-      stored.startSeq = seq;
-      return seq;
+      if (options.wave && run.cancelRequested) return { cancelPending: run.cancelRequested };
+      const stored = batchIndexes.map((batchIndex) => call(run, stepIndex, batchIndex));
+      if (options.wave) {
+        append(run, { type: "wave_started", payload: { stepIndex, batchIndexes: [...batchIndexes] } });
+      }
+      const seqs = batchIndexes.map((batchIndex, index) => {
+        const seq = append(run, { type: "call_started", payload: { stepIndex, batchIndex } });
+        const target = stored[index];
+        if (target) {
+          target.status = "running";
+          target.startSeq = seq;
+        }
+        return seq;
+      });
+      return { seqs };
     },
 
-    async settleCall(runId, claimToken, stepIndex, batchIndex, outcome) {
+    async settleCalls(runId, claimToken, stepIndex, settled) {
       const run = held(runId, claimToken);
-      const stored = call(run, stepIndex, batchIndex);
-      const seq = append(run, { type: "call_settled", payload: { stepIndex, batchIndex, ...outcome } });
-      stored.status = outcome.status;
-      stored.outcome = copy(outcome);
-      stored.settleSeq = seq;
-      return seq;
+      const stored = settled.map(({ batchIndex }) => call(run, stepIndex, batchIndex));
+      return settled.map(({ batchIndex, outcome }, index) => {
+        const seq = append(run, { type: "call_settled", payload: { stepIndex, batchIndex, ...outcome } });
+        const target = stored[index];
+        if (target) {
+          target.status = outcome.status;
+          target.outcome = copy(outcome);
+          target.settleSeq = seq;
+        }
+        return seq;
+      });
     },
 
     async invalidateCalls(runId, claimToken, stepIndex, outcomes, reason) {
@@ -201,7 +216,9 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
     },
 
     async finishStep(runId, claimToken, stepIndex, metrics) {
-      append(held(runId, claimToken), { type: "step_finished", payload: { stepIndex, metrics } });
+      const run = held(runId, claimToken);
+      append(run, { type: "step_finished", payload: { stepIndex, metrics } });
+      return { cancelPending: run.cancelRequested };
     },
 
     async suspendRun(runId, claimToken, state) {
