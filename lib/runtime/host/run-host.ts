@@ -63,8 +63,21 @@ export function createRunHost(options: RunHostOptions) {
     return controller.signal;
   }
 
+  // A run's scenario never changes: decoded once per run (of the most recent runs), not at every decision.
+  const scenarios = new Map<string, Scenario>();
+  function scenarioOf(run: RunRecord): Scenario {
+    let scenario = scenarios.get(run.id);
+    if (!scenario) {
+      scenario = decodeStoredScenario(run);
+      scenarios.set(run.id, scenario);
+      const oldest = scenarios.keys().next().value;
+      if (scenarios.size > 1_000 && oldest !== undefined) scenarios.delete(oldest);
+    }
+    return scenario;
+  }
+
   function createEnvironment(run: RunRecord, claimToken: string): RunEnvironment {
-    const scenario = decodeStoredScenario(run);
+    const scenario = scenarioOf(run);
     return {
       runId: run.id,
       claimToken,
@@ -86,8 +99,7 @@ export function createRunHost(options: RunHostOptions) {
     createClaimToken: () => crypto.randomUUID(),
     leaseMs: options.leaseMs,
     requiresDistinctApprover: (run) =>
-      options.requireDistinctApprover === true ||
-      decodeStoredScenario(run).policy?.requireDistinctApprover === true,
+      options.requireDistinctApprover === true || scenarioOf(run).policy?.requireDistinctApprover === true,
     log: options.log,
     abortInProcess: (runId) => stepControllers.get(runId)?.abort(),
   };
@@ -118,7 +130,7 @@ export function createRunHost(options: RunHostOptions) {
     let environment: RunEnvironment;
     let scenario: Scenario;
     try {
-      scenario = decodeStoredScenario(run);
+      scenario = scenarioOf(run);
       environment = createEnvironment(run, claimToken);
     } catch (error) {
       const runError = RuntimeError.isInstance(error)

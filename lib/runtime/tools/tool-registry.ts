@@ -160,12 +160,26 @@ function createSchemaCompiler(): Ajv {
   });
 }
 
+// A run builds its registry at start, at every decision and on recovery: the same custom tools
+// each time. Their validators are kept by the exact tool set, the most recent few hundred sets.
+const customValidatorCache = new Map<string, Map<string, ValidateFunction>>();
+const CUSTOM_VALIDATOR_CACHE_SIZE = 256;
+
 function compileValidators(tools: Map<string, ToolDefinition>): Map<string, ValidateFunction> {
   builtInValidators ??= compileToolSchemas(createSchemaCompiler(), BUILT_IN_TOOLS);
   const customTools = [...tools.values()].filter((tool) => !BUILT_IN_TOOL_NAMES.has(tool.name));
-  // A fresh compiler per registry, so two scenarios' schemas (and their `$id`s) never meet.
-  const customValidators =
-    customTools.length > 0 ? compileToolSchemas(createSchemaCompiler(), customTools) : new Map();
+  if (customTools.length === 0) return new Map(builtInValidators);
+  const key = JSON.stringify(customTools.map((tool) => [tool.name, tool.parameters]));
+  let customValidators = customValidatorCache.get(key);
+  if (!customValidators) {
+    // A fresh compiler per tool set, so two scenarios' schemas (and their `$id`s) never meet.
+    customValidators = compileToolSchemas(createSchemaCompiler(), customTools);
+    customValidatorCache.set(key, customValidators);
+    const oldest = customValidatorCache.keys().next().value;
+    if (customValidatorCache.size > CUSTOM_VALIDATOR_CACHE_SIZE && oldest !== undefined) {
+      customValidatorCache.delete(oldest);
+    }
+  }
   return new Map([...builtInValidators, ...customValidators]);
 }
 
