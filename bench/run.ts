@@ -174,30 +174,30 @@ async function anchorClaim(service: RunService, db: Db): Promise<number[]> {
   return samples;
 }
 
-/** From asking for a decision to the barrier's `call_started` being announced (NOTIFY) to this process. */
+/**
+ * From asking for a decision to the NOTIFY that announces the barrier's
+ * `call_started`, as every instance's streams hear it. Its seq is known in
+ * advance: the run waits at seq N, then run_claimed, approval_decided,
+ * run_resumed, call_started.
+ */
 async function decisionLatency(service: RunService): Promise<number[]> {
   const samples: number[] = [];
   for (let index = 0; index < 30; index += 1) {
     const { runId, turnDigest } = await waitingRun(service);
-    let seenAt = 0;
-    const started = await new Promise<number>((resolve) => {
-      let startedAt = 0;
+    const waitingAt = (await service.readEvents(runId, 0)).at(-1)?.seq ?? 0;
+    let started = 0;
+    const heard = new Promise<number>((resolve) => {
       void service
-        .subscribeToEvents(runId, async () => {
-          if (seenAt) return;
-          const events = await service.readEvents(runId, 0);
-          if (events.some((event) => event.type === "call_started")) {
-            seenAt = performance.now();
-            resolve(startedAt);
-          }
+        .subscribeToEvents(runId, (_, seq) => {
+          if (seq >= waitingAt + 4) resolve(performance.now());
         })
         .then(async (unsubscribe) => {
-          startedAt = performance.now();
+          started = performance.now();
           await service.startDecision(runId, { approve: true, turnDigest, actor: "bench" });
           setTimeout(() => void unsubscribe(), 2_000);
         });
     });
-    samples.push(seenAt - started);
+    samples.push((await heard) - started);
   }
   return samples;
 }

@@ -4,12 +4,23 @@
 // manage who can sign in and the API tokens (bin/manage-accounts.ts).
 //
 // Database: DATABASE_URL when set; else the PGlite folder given by --db; else
-// a throwaway in-memory database, so the CLI never locks the dev server's
+// no database at all (the in-memory store), so the CLI never locks the dev server's
 // embedded database folder.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { type DatabaseHandle, databaseOptionsFromEnv, openDatabase } from "../db/client";
-import { InvalidScenarioError, isRuntimeError, parseScenarioJson, runScenarioHeadless } from "../lib/runtime";
+import { databaseOptionsFromEnv, openDatabase } from "../db/client";
+import {
+  createRunHost,
+  InvalidScenarioError,
+  isRuntimeError,
+  parseScenarioJson,
+  runScenarioHeadless,
+} from "../lib/runtime";
+import { createMemoryRunStore } from "../lib/runtime/testing/memory-run-store";
+import { createMemoryToolContext, type MemoryToolContext } from "../lib/runtime/testing/memory-tool-context";
+import { createModelForScenario } from "../lib/server/create-model-for-scenario";
+import { getModelEndpoints } from "../lib/server/get-model-endpoints";
+import { checkScenarioModel } from "../lib/server/model-endpoints";
 import { createRunService } from "../lib/server/run-service";
 import { ACCOUNT_USAGE } from "./account-usage";
 
@@ -96,28 +107,54 @@ async function main() {
     failOnKnownError(error, scenarioPath);
   }
 
-  const handle = await openConfiguredDatabase(parsed.values.db);
+  const log = (message: string, detail?: Record<string, unknown>) =>
+    process.stderr.write(`${message}${detail ? ` ${JSON.stringify(detail)}` : ""}\n`);
+  // With nowhere to keep the run, it runs on the in-memory store: the same runtime and report,
+  // without starting a database (which would be most of the time a headless run takes).
+  const handle = process.env.DATABASE_URL
+    ? await openDatabase({ url: process.env.DATABASE_URL })
+    : parsed.values.db
+      ? await openDatabase({ dataDir: parsed.values.db })
+      : null;
   try {
-    const service = createRunService(handle, {
-      log: (message, detail) =>
-        process.stderr.write(`${message}${detail ? ` ${JSON.stringify(detail)}` : ""}\n`),
-    });
+    const host = handle ? createRunService(handle, { log }) : createInMemoryHost(log);
     process.stderr.write(`running "${scenario.name}"…\n`);
-    const report = await runScenarioHeadless(service, scenario);
+    const report = await runScenarioHeadless(host, scenario);
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     process.stderr.write(`run ${report.runId}: ${report.status}\n`);
   } catch (error) {
-    await handle.close();
+    await handle?.close();
     failOnKnownError(error, scenarioPath);
   }
-  await handle.close();
+  await handle?.close();
 }
 
-/** DATABASE_URL when set; else the PGlite folder given with --db; else a throwaway in-memory database. */
-function openConfiguredDatabase(dataDir: string | undefined): Promise<DatabaseHandle> {
-  return openDatabase(
-    process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : { dataDir: dataDir ?? "memory://" },
-  );
+/** A host over the in-memory store, with the operator's real models: a headless run needs nothing else. */
+function createInMemoryHost(log: (message: string, detail?: Record<string, unknown>) => void) {
+  const modelEndpoints = getModelEndpoints();
+  const store = createMemoryRunStore();
+  const contexts = new Map<string, MemoryToolContext>();
+  const host = createRunHost({
+    store,
+    createModel: (scenario) => createModelForScenario(scenario, modelEndpoints),
+    createToolContext: (runId, signal) => {
+      let context = contexts.get(runId);
+      if (!context) {
+        context = createMemoryToolContext({ files: store.initialFiles(runId) });
+        contexts.set(runId, context);
+      }
+      return { ...context, signal };
+    },
+    leaseMs: 60_000,
+    log,
+  });
+  return {
+    ...host,
+    startRun(...args: Parameters<typeof host.startRun>) {
+      checkScenarioModel(args[0], modelEndpoints);
+      return host.startRun(...args);
+    },
+  };
 }
 
 /** Exits with a clear message for an error we expect (a bad scenario: 2; a runtime refusal: 1); rethrows the rest. */

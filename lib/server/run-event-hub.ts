@@ -3,10 +3,11 @@ import type { DatabaseHandle } from "@/db/client";
 import { RUN_EVENTS_CHANNEL } from "@/db/repositories/append-event";
 
 /**
- * Called with the run of each committed event (from any instance sharing the
- * database). No seq: listeners read what follows their last event themselves.
+ * Called with the run and the highest seq of each committed write (from any
+ * instance sharing the database). Listeners read what follows their last
+ * event themselves: a notification says only that there is more.
  */
-export type RunEventListener = (runId: string) => void;
+export type RunEventListener = (runId: string, seq: number) => void;
 
 export interface RunEventHub {
   /** Listens to one run's events, or every run's with `"*"`; returns the unsubscribe function. */
@@ -35,9 +36,11 @@ function createRunEventHub(handle: DatabaseHandle): RunEventHub {
   let listening: Promise<unknown> | null = null;
 
   function dispatch(payload: string) {
-    const runId = payload.slice(0, payload.lastIndexOf(":"));
+    const separator = payload.lastIndexOf(":");
+    const runId = payload.slice(0, separator);
+    const seq = Number(payload.slice(separator + 1));
     for (const key of [runId, "*"]) {
-      for (const listener of listeners.get(key) ?? []) listener(runId);
+      for (const listener of listeners.get(key) ?? []) listener(runId, seq);
     }
   }
 
