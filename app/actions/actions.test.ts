@@ -106,7 +106,7 @@ describe("server actions return the SPEC §5 table's codes and statuses, never t
 
   it("decideTurnAction: 503 not_auditable while approvals cannot be recorded; nothing runs and the run still waits", async () => {
     const { runId, turnDigest } = await startWaitingRun();
-    const waitedSince = (await service.listInbox()).find((item) => item.runId === runId)?.waitingSince;
+    const waitedSince = (await service.listInbox()).items.find((item) => item.runId === runId)?.waitingSince;
     const { getRunServiceContext } = await import("@/lib/server/get-run-service");
     (await getRunServiceContext()).faults?.arm("approvals", 1);
     const refused = await actions.decide.decideTurnAction({
@@ -122,7 +122,9 @@ describe("server actions return the SPEC §5 table's codes and statuses, never t
     const view = await service.loadView(runId);
     expect(view?.status).toBe("WAITING_FOR_APPROVAL");
     // A refused decision does not restart the wait.
-    expect((await service.listInbox()).find((item) => item.runId === runId)?.waitingSince).toBe(waitedSince);
+    expect((await service.listInbox()).items.find((item) => item.runId === runId)?.waitingSince).toBe(
+      waitedSince,
+    );
     expect(view?.steps[0]?.calls.map((call) => call.status)).toEqual(["pending", "pending"]);
   });
 

@@ -2,7 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import type { InboxItem } from "@/lib/queries/inbox-item";
+import { fetchJson } from "@/lib/queries/fetch-json";
+import type { InboxItem, InboxPage as InboxPageData } from "@/lib/queries/inbox-item";
 import { inboxQueryOptions } from "@/lib/queries/run-queries";
 import { useNow } from "../ui/use-now";
 import { InboxRow } from "./inbox-row";
@@ -15,8 +16,10 @@ const RESELECT_AFTER_MS = 2000;
  * Every run waiting for a decision, newest first, kept live by the inbox
  * stream. Keyboard: `j`/`k` move, `a` approves, `d` denies (with a reason).
  */
-export function InboxPage({ initialItems, renderedAt }: { initialItems: InboxItem[]; renderedAt: number }) {
-  const { data: items } = useQuery({ ...inboxQueryOptions(), initialData: initialItems });
+export function InboxPage({ initialPage, renderedAt }: { initialPage: InboxPageData; renderedAt: number }) {
+  const { data: firstPage } = useQuery({ ...inboxQueryOptions(), initialData: initialPage });
+  const more = useMorePages(firstPage);
+  const items = more.items;
   const isLive = useInboxStream();
   const now = useNow(1000, renderedAt);
   // Nothing is selected until the person moves: the first `j` lands on the newest wait.
@@ -82,6 +85,12 @@ export function InboxPage({ initialItems, renderedAt }: { initialItems: InboxIte
           <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>d</kbd> deny
         </p>
       </header>
+      {firstPage.total > 0 && (
+        <p className="muted" aria-live="polite">
+          Showing {items.length} of {firstPage.total} waiting run{firstPage.total === 1 ? "" : "s"}, newest
+          first.
+        </p>
+      )}
       {items.length === 0 ? (
         <p className="panel empty">No run is waiting for a decision. New waits appear here as they happen.</p>
       ) : (
@@ -102,6 +111,49 @@ export function InboxPage({ initialItems, renderedAt }: { initialItems: InboxIte
           ))}
         </ul>
       )}
+      {more.nextCursor && (
+        <p>
+          <button type="button" onClick={more.load} disabled={more.isLoading}>
+            {more.isLoading ? "Loading…" : "Show more"}
+          </button>
+        </p>
+      )}
+      {more.error && (
+        <p className="alert" role="alert">
+          <strong>Could not load more runs.</strong> {more.error} Try again.
+        </p>
+      )}
     </div>
   );
+}
+
+/**
+ * The first page stays live (the stream replaces it); further pages are read
+ * on request, after the cursor of the last one shown. A run the live first
+ * page shows is not shown twice.
+ */
+function useMorePages(firstPage: InboxPageData) {
+  const [pages, setPages] = useState<{ items: InboxItem[]; nextCursor: string | null } | null>(null);
+  const [isLoading, setIsLoading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const shown = new Set(firstPage.items.map((item) => item.runId));
+  const items = [...firstPage.items, ...(pages?.items ?? []).filter((item) => !shown.has(item.runId))];
+  const nextCursor = pages ? pages.nextCursor : firstPage.nextCursor;
+  async function load() {
+    if (!nextCursor) return;
+    setIsLoading(true);
+    setError(null);
+    try {
+      const page = await fetchJson<InboxPageData>(`/api/inbox?after=${encodeURIComponent(nextCursor)}`);
+      setPages((previous) => ({
+        items: [...(previous?.items ?? []), ...page.items],
+        nextCursor: page.nextCursor,
+      }));
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    } finally {
+      setIsLoading(false);
+    }
+  }
+  return { items, nextCursor, load, isLoading, error };
 }

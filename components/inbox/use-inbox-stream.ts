@@ -2,13 +2,13 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import type { InboxItem } from "@/lib/queries/inbox-item";
+import type { InboxPage } from "@/lib/queries/inbox-item";
 import { queryKeys } from "@/lib/queries/run-queries";
 
 const MAX_RETRY_MS = 15_000;
 
 /**
- * Replaces the cached inbox with each snapshot the server streams; returns
+ * Replaces the cached first page of the inbox with each snapshot the server streams; returns
  * whether the stream is up. A stream the browser gives up on (the server
  * answered with an error) is reopened with backoff; every snapshot is whole,
  * so nothing needs resuming.
@@ -34,8 +34,8 @@ export function useInboxStream(): boolean {
         retryTimer = setTimeout(open, Math.min(MAX_RETRY_MS, 500 * 2 ** failures));
       };
       current.addEventListener("inbox", (message) => {
-        const { items } = JSON.parse((message as MessageEvent<string>).data) as { items: InboxItem[] };
-        queryClient.setQueryData(queryKeys.inbox(), items);
+        const page = JSON.parse((message as MessageEvent<string>).data) as InboxPage;
+        queryClient.setQueryData(queryKeys.inbox(), page);
       });
     };
     open();

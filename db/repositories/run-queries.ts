@@ -1,14 +1,57 @@
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { runs } from "../schema";
 
-/** Runs waiting for a decision, the longest-waiting last (newest waits first). */
-export async function listWaitingRuns(db: Db) {
+/**
+ * Where a page of waiting runs starts: after this run, in newest-wait-first
+ * order. `waitingSince` is the database's own text of the time, to the
+ * microsecond (a JavaScript Date would round it and skip rows).
+ */
+export interface WaitingRunCursor {
+  waitingSince: string | null;
+  id: string;
+}
+
+/**
+ * A page of the runs waiting for a decision, newest wait first (then by id),
+ * after `after` (keyset: no offset to scan past): only what the inbox shows,
+ * the pending turn taken out of the stored state by the database.
+ */
+export async function listWaitingRuns(db: Db, page: { limit: number; after: WaitingRunCursor | null }) {
+  const { after } = page;
+  const afterCursor =
+    after === null
+      ? undefined
+      : after.waitingSince === null
+        ? and(isNull(runs.waitingSince), lt(runs.id, after.id))
+        : or(
+            sql`${runs.waitingSince} < ${after.waitingSince}::timestamptz`,
+            and(sql`${runs.waitingSince} = ${after.waitingSince}::timestamptz`, lt(runs.id, after.id)),
+            isNull(runs.waitingSince),
+          );
   return db
-    .select({ id: runs.id, name: runs.name, waitingSince: runs.waitingSince, state: runs.state })
+    .select({
+      id: runs.id,
+      name: runs.name,
+      waitingSince: runs.waitingSince,
+      cursorTime: sql<string | null>`${runs.waitingSince}::text`,
+      schemaVersion: sql<unknown>`${runs.state}->'schemaVersion'`,
+      stepIndex: sql<unknown>`${runs.state}->'stepIndex'`,
+      pending: sql<unknown>`${runs.state}->'pending'`,
+    })
     .from(runs)
-    .where(eq(runs.status, "WAITING_FOR_APPROVAL"))
-    .orderBy(desc(runs.waitingSince), desc(runs.id));
+    .where(and(eq(runs.status, "WAITING_FOR_APPROVAL"), afterCursor))
+    .orderBy(sql`${runs.waitingSince} desc nulls last`, desc(runs.id))
+    .limit(page.limit);
+}
+
+/** How many runs wait for a decision. */
+export async function countWaitingRuns(db: Db): Promise<number> {
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(runs)
+    .where(eq(runs.status, "WAITING_FOR_APPROVAL"));
+  return Number(row?.count ?? 0);
 }
 
 /** The most recently started runs, newest first (the playground's "Recent runs"). */

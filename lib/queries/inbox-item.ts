@@ -11,3 +11,11 @@ export interface InboxItem {
   /** Why the pending turn cannot be shown (its state does not decode), else null. */
   unreadable: string | null;
 }
+
+/** One page of the inbox: newest waits first, how many wait in all, and where the next page starts. */
+export interface InboxPage {
+  items: InboxItem[];
+  total: number;
+  /** Pass as `after` for the next page; null on the last page. */
+  nextCursor: string | null;
+}

@@ -1,7 +1,7 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { RunView } from "@/lib/runtime/view/run-view";
 import { fetchJson } from "./fetch-json";
-import type { InboxItem } from "./inbox-item";
+import type { InboxPage } from "./inbox-item";
 
 /** Query keys of server state; the event streams write into these same entries. */
 export const queryKeys = {
@@ -32,7 +32,7 @@ export function keepNewerView(previous: RunView | undefined, next: RunView): Run
 export function inboxQueryOptions() {
   return queryOptions({
     queryKey: queryKeys.inbox(),
-    queryFn: async ({ signal }) => (await fetchJson<{ items: InboxItem[] }>("/api/inbox", signal)).items,
+    queryFn: ({ signal }) => fetchJson<InboxPage>("/api/inbox", signal),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }

@@ -93,6 +93,7 @@ export {
   type StepMetrics,
 } from "./run/run-types";
 export {
+  decodePendingOfState,
   decodeSuspendedState,
   type StepProgress,
   type SuspendedState,

@@ -7,8 +7,9 @@ import { createSerialTask } from "./serial-task";
 const INBOX_THROTTLE_MS = 100;
 
 /**
- * Streams the inbox as whole snapshots: one on connect, then one after any
- * run's events change it. A snapshot per message means a reconnect needs no
+ * Streams the inbox's first page (and the total) as snapshots: one on
+ * connect, then one after any run's events change it; later pages are read
+ * through `GET /api/inbox`. A snapshot per message means a reconnect needs no
  * resume point: the first message after it is the whole truth. Reads are
  * throttled, not debounced, so busy runs cannot postpone an update forever.
  */
@@ -17,7 +18,7 @@ export async function pipeInbox(service: RunService, channel: SseChannel): Promi
   let timer: ReturnType<typeof setTimeout> | undefined;
   const send = createSerialTask(
     async () => {
-      const data = JSON.stringify({ items: await service.listInbox() });
+      const data = JSON.stringify(await service.listInbox());
       if (data === lastSent || channel.isClosed) return;
       lastSent = data;
       channel.send({ event: "inbox", data });

@@ -91,7 +91,7 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
     /** Announces committed events of one run (or every run, `"*"`), from this or any instance. */
     subscribeToEvents: (runId: string | "*", listener: RunEventListener) =>
       getRunEventHub(handle).subscribe(runId, listener),
-    listInbox: () => listInbox(db),
+    listInbox: (page?: Parameters<typeof listInbox>[1]) => listInbox(db, page),
     async listRecentRuns(limit = 10) {
       const rows = await listRecentRuns(db, limit);
       return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));

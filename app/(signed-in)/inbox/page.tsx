@@ -7,6 +7,6 @@ export const metadata: Metadata = { title: "Inbox · Tool Playground" };
 export const dynamic = "force-dynamic";
 
 export default async function InboxRoute() {
-  const items = await (await getRunService()).listInbox();
-  return <InboxPage initialItems={items} renderedAt={Date.now()} />;
+  const firstPage = await (await getRunService()).listInbox();
+  return <InboxPage initialPage={firstPage} renderedAt={Date.now()} />;
 }

@@ -33,11 +33,11 @@ export async function claimWaitingRun(
   waiting: RunRecord,
   purpose: "decision" | "cancel",
   dependencies: CoordinatorDependencies,
+  options: { isDecoded?: boolean } = {},
 ): Promise<ClaimedRun> {
   const { store } = dependencies;
   const runId = waiting.id;
-  if (waiting.status !== "WAITING_FOR_APPROVAL") throw new NotWaitingError(runId, waiting.status);
-  decodeSuspendedState(runId, waiting.state);
+  if (!options.isDecoded) decodeWaitingState(waiting);
 
   const claimToken = dependencies.createClaimToken();
   const run = await store.claimWaitingRun(runId, claimToken, dependencies.leaseMs);
@@ -61,6 +61,15 @@ export async function claimWaitingRun(
     }),
   );
   return { run, claimToken, state };
+}
+
+/**
+ * Pre-claim: a run that is not waiting is `not_waiting`; one whose stored
+ * state cannot be decoded is `unreadable_state`, with nothing claimed.
+ */
+export function decodeWaitingState(waiting: RunRecord): SuspendedState {
+  if (waiting.status !== "WAITING_FOR_APPROVAL") throw new NotWaitingError(waiting.id, waiting.status);
+  return decodeSuspendedState(waiting.id, waiting.state);
 }
 
 /**

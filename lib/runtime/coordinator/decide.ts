@@ -2,11 +2,11 @@ import { declaresWrite } from "../declares-write";
 import { driveRun } from "../run/run-loop";
 import type { RunRecord } from "../run/run-store";
 import type { PendingTurn, RunStatus } from "../run/run-types";
-import { decodeSuspendedState } from "../run/suspended-state";
 import { computeTurnDigest, digestsEqual } from "../turn-digest";
 import {
   type ClaimedRun,
   claimWaitingRun,
+  decodeWaitingState,
   holdingClaim,
   readPendingTurn,
   requireRun,
@@ -80,9 +80,11 @@ export async function startDecision(
 ): Promise<StartedDecision> {
   const { store } = dependencies;
   const waiting = await requireRun(store, runId);
-  await refuseUnmatchableDigest(waiting, decision);
+  // Decoded once, before anything is claimed: refusals of a run that cannot be decided cost no write.
+  const { pending } = decodeWaitingState(waiting);
+  await refuseUnmatchableDigest(waiting, pending, decision);
   refuseSelfApproval(waiting, decision, dependencies);
-  const claim = await claimWaitingRun(waiting, "decision", dependencies);
+  const claim = await claimWaitingRun(waiting, "decision", dependencies, { isDecoded: true });
   const { environment, outcome, reason } = await holdingClaim(store, runId, () =>
     applyDecision(decision, claim, dependencies),
   );
@@ -102,14 +104,11 @@ export async function startDecision(
  * the run away from the right one. The check after the claim stays: the turn
  * may change between this read and the claim.
  */
-async function refuseUnmatchableDigest(waiting: RunRecord, decision: Decision): Promise<void> {
-  if (waiting.status !== "WAITING_FOR_APPROVAL") return; // the claim refuses it with its own reason
-  let pending: PendingTurn;
-  try {
-    pending = decodeSuspendedState(waiting.id, waiting.state).pending;
-  } catch {
-    return; // the claim's pre-claim decode reports it as unreadable_state
-  }
+async function refuseUnmatchableDigest(
+  waiting: RunRecord,
+  pending: PendingTurn,
+  decision: Decision,
+): Promise<void> {
   const expected = await computeTurnDigest(pending.calls);
   const received = typeof decision.turnDigest === "string" ? decision.turnDigest : null;
   if (!digestsEqual(received, expected)) {

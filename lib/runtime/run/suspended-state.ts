@@ -8,6 +8,7 @@ import {
   preflightedCallSchema,
   transcriptEntrySchema,
 } from "./persisted-schemas";
+import type { PendingTurn } from "./run-types";
 
 /** A waiting run's stored state cannot be decoded (SPEC §5 `unreadable_state`). */
 export class UnreadableStateError extends RuntimeError {
@@ -94,4 +95,28 @@ export function decodeSuspendedState(runId: string, stored: unknown): SuspendedS
     throw new UnreadableStateError(runId, "the next segment is not the pending barrier");
   }
   return state;
+}
+
+/**
+ * The pending turn of a waiting run's stored state, read without decoding the
+ * rest of it (the inbox lists many runs and shows only this). Throws
+ * {@link UnreadableStateError} as {@link decodeSuspendedState} would for a
+ * state of an unknown version or without a readable pending turn.
+ */
+export function decodePendingOfState(
+  runId: string,
+  stored: { schemaVersion: unknown; stepIndex: unknown; pending: unknown },
+): { stepIndex: number; pending: PendingTurn } {
+  const { schemaVersion } = stored;
+  if (schemaVersion !== 1 && schemaVersion !== SUSPENDED_STATE_VERSION) {
+    throw new UnreadableStateError(
+      runId,
+      `schemaVersion ${JSON.stringify(schemaVersion)} is not one this server reads`,
+    );
+  }
+  const parsed = z
+    .object({ stepIndex: z.number().int().min(0), pending: pendingTurnSchema })
+    .safeParse(stored);
+  if (!parsed.success) throw new UnreadableStateError(runId, describeFirstIssue(parsed.error));
+  return parsed.data;
 }

@@ -1,0 +1,90 @@
+import { eq, inArray } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/db/client";
+import { runs } from "@/db/schema";
+import type { InboxPage } from "@/lib/queries/inbox-item";
+import type { RunService } from "@/lib/server/run-service";
+import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { buildScenario } from "@/lib/server/testing/scenario-harness";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+
+let uninstall = async () => {};
+let handle: DatabaseHandle;
+let viewer: TestAccount;
+let service: RunService;
+let route: typeof import("./route");
+
+beforeAll(async () => {
+  ({ uninstall, handle } = await installProcessTestDatabase());
+  ({ viewer } = await createTestAccounts(["viewer"]));
+  route = await import("./route");
+  service = await (await import("@/lib/server/get-run-service")).getRunService();
+});
+afterAll(() => uninstall());
+
+const get = (query: string) =>
+  route.GET(new Request(`http://test/api/inbox${query}`, { headers: viewer.headers }));
+
+async function startWaiting(count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const { runId, settled } = await service.startRun(buildScenario(gatedWriteScenario(`waiting ${index}`)));
+    expect(await settled).toBe("WAITING_FOR_APPROVAL");
+    ids.push(runId);
+  }
+  return ids;
+}
+
+describe("GET /api/inbox pages", () => {
+  it("pages through every waiting run newest first, each once, with the total, even when waits tie", async () => {
+    const ids = await startWaiting(7);
+    // Four of them started waiting at the very same microsecond: the id orders them.
+    await handle.db
+      .update(runs)
+      .set({ waitingSince: new Date("2026-11-30T08:00:00.123Z") })
+      .where(inArray(runs.id, ids.slice(0, 4)));
+    const seen: string[] = [];
+    let query = "?limit=2";
+    for (let page = 0; page < 10; page += 1) {
+      const response = await get(query);
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as InboxPage;
+      expect(body.total).toBe(7);
+      expect(body.items.length).toBeLessThanOrEqual(2);
+      seen.push(...body.items.map((item) => item.runId));
+      if (!body.nextCursor) break;
+      query = `?limit=2&after=${encodeURIComponent(body.nextCursor)}`;
+    }
+    expect(seen).toHaveLength(7);
+    expect(new Set(seen)).toEqual(new Set(ids));
+    const stored = await handle.db
+      .select({ id: runs.id, waitingSince: runs.waitingSince })
+      .from(runs)
+      .where(eq(runs.status, "WAITING_FOR_APPROVAL"));
+    const expected = [...stored]
+      .sort(
+        (a, b) =>
+          (b.waitingSince?.getTime() ?? 0) - (a.waitingSince?.getTime() ?? 0) || (a.id < b.id ? 1 : -1),
+      )
+      .map((row) => row.id);
+    expect(seen).toEqual(expected);
+  });
+
+  it("shows each run's pending turn, and a first page of 50 by default", async () => {
+    const body = (await (await get("")).json()) as InboxPage;
+    expect(body.items.length).toBe(Math.min(50, body.total));
+    expect(body.items[0]).toMatchObject({ pending: { turnDigest: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+  });
+
+  it.each([
+    ["?limit=0", "limit must be a whole number from 1 to 200"],
+    ["?limit=abc", "limit must be a whole number"],
+    ["?limit=500", "from 1 to 200"],
+    ["?after=not-a-cursor", "after must be the nextCursor"],
+  ])("refuses %s, naming what is wrong", async (query, message) => {
+    const response = await get(query);
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.message).toContain(message);
+  });
+});
