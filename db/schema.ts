@@ -55,7 +55,8 @@ export const runs = pgTable(
       sql`${table.status} in ('RUNNING', 'WAITING_FOR_APPROVAL', 'COMPLETED', 'FAILED', 'CANCELLED')`,
     ),
     // The inbox lists waiting runs newest first; recovery scans expired leases.
-    index("runs_status_waiting_since_idx").on(table.status, table.waitingSince),
+    // The inbox pages waiting runs newest first with a (waiting_since, id) cursor: a backward index scan.
+    index("runs_status_waiting_since_id_idx").on(table.status, table.waitingSince, table.id),
     index("runs_lease_expires_at_idx").on(table.leaseExpiresAt),
     index("runs_created_at_idx").on(table.createdAt),
   ],

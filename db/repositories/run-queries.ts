@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { runs } from "../schema";
 
@@ -23,26 +23,28 @@ export async function listWaitingRuns(db: Db, page: { limit: number; after: Wait
     after === null
       ? undefined
       : after.waitingSince === null
-        ? and(isNull(runs.waitingSince), lt(runs.id, after.id))
+        ? or(and(isNull(runs.waitingSince), lt(runs.id, after.id)), isNotNull(runs.waitingSince))
         : or(
             sql`${runs.waitingSince} < ${after.waitingSince}::timestamptz`,
             and(sql`${runs.waitingSince} = ${after.waitingSince}::timestamptz`, lt(runs.id, after.id)),
-            isNull(runs.waitingSince),
           );
-  return db
-    .select({
-      id: runs.id,
-      name: runs.name,
-      waitingSince: runs.waitingSince,
-      cursorTime: sql<string | null>`${runs.waitingSince}::text`,
-      schemaVersion: sql<unknown>`${runs.state}->'schemaVersion'`,
-      stepIndex: sql<unknown>`${runs.state}->'stepIndex'`,
-      pending: sql<unknown>`${runs.state}->'pending'`,
-    })
-    .from(runs)
-    .where(and(eq(runs.status, "WAITING_FOR_APPROVAL"), afterCursor))
-    .orderBy(sql`${runs.waitingSince} desc nulls last`, desc(runs.id))
-    .limit(page.limit);
+  return (
+    db
+      .select({
+        id: runs.id,
+        name: runs.name,
+        waitingSince: runs.waitingSince,
+        cursorTime: sql<string | null>`${runs.waitingSince}::text`,
+        schemaVersion: sql<unknown>`${runs.state}->'schemaVersion'`,
+        stepIndex: sql<unknown>`${runs.state}->'stepIndex'`,
+        pending: sql<unknown>`${runs.state}->'pending'`,
+      })
+      .from(runs)
+      .where(and(eq(runs.status, "WAITING_FOR_APPROVAL"), afterCursor))
+      // Postgres puts NULLs first in descending order: rows from before waits were timed lead.
+      .orderBy(desc(runs.waitingSince), desc(runs.id))
+      .limit(page.limit)
+  );
 }
 
 /** How many runs wait for a decision. */

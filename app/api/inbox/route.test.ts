@@ -37,13 +37,18 @@ async function startWaiting(count: number): Promise<string[]> {
 }
 
 describe("GET /api/inbox pages", () => {
-  it("pages through every waiting run newest first, each once, with the total, even when waits tie", async () => {
+  it("pages through every waiting run newest first, each once, with the total, even when waits tie or were never timed", async () => {
     const ids = await startWaiting(7);
     // Four of them started waiting at the very same microsecond: the id orders them.
     await handle.db
       .update(runs)
       .set({ waitingSince: new Date("2026-11-30T08:00:00.123Z") })
       .where(inArray(runs.id, ids.slice(0, 4)));
+    // Two from before waits were timed: they come first, by id.
+    await handle.db
+      .update(runs)
+      .set({ waitingSince: null })
+      .where(inArray(runs.id, ids.slice(5, 7)));
     const seen: string[] = [];
     let query = "?limit=2";
     for (let page = 0; page < 10; page += 1) {
@@ -65,7 +70,9 @@ describe("GET /api/inbox pages", () => {
     const expected = [...stored]
       .sort(
         (a, b) =>
-          (b.waitingSince?.getTime() ?? 0) - (a.waitingSince?.getTime() ?? 0) || (a.id < b.id ? 1 : -1),
+          // Never timed sorts as newest, as Postgres puts NULLs first in descending order.
+          (b.waitingSince?.getTime() ?? Number.MAX_SAFE_INTEGER) -
+            (a.waitingSince?.getTime() ?? Number.MAX_SAFE_INTEGER) || (a.id < b.id ? 1 : -1),
       )
       .map((row) => row.id);
     expect(seen).toEqual(expected);
