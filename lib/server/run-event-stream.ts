@@ -1,7 +1,7 @@
 import "server-only";
 import type { SseChannel } from "@/lib/http/sse";
 import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
-import { toWireEvent } from "@/lib/runtime";
+import { type StoredRunEvent, toWireEvent } from "@/lib/runtime";
 import { registerStream } from "./open-streams";
 import type { RunService } from "./run-service";
 import { createSerialTask } from "./serial-task";
@@ -9,13 +9,14 @@ import { createSerialTask } from "./serial-task";
 /**
  * Streams a run's events after `afterSeq`: the stored ones first, then each
  * new one as it is committed, every one with `id:` = its seq, none skipped or
- * repeated. It subscribes before replaying, and on every notification reads
- * the events after the last one sent, so an event committed during the replay
- * is neither lost nor sent twice. Once the run has finished and everything up
- * to `run_finished` was sent (now, or before a reconnect), it sends `end` and
- * closes. While the run is RUNNING it also says, as `event: worker`, whether
- * the run's worker is gone (its lease ran out), so the page shows the run as
- * recovering rather than as busy. Returns the clean-up.
+ * repeated. New events come from the process's one reader of this run (the
+ * feed), shared by every stream of the run; a stream that finds a gap before
+ * a batch (it was still replaying) reads the gap itself. Once the run has
+ * finished and everything up to `run_finished` was sent (now, or before a
+ * reconnect), it sends `end` and closes. While the run is RUNNING it also
+ * says, as `event: worker`, whether the run's worker is gone (its lease ran
+ * out), so the page shows the run as recovering rather than as busy. Returns
+ * the clean-up.
  */
 export async function pipeRunEvents(
   service: RunService,
@@ -29,35 +30,38 @@ export async function pipeRunEvents(
     channel.send({ event: "end", data: JSON.stringify({ lastSeq: lastSent }) });
     channel.close();
   };
-  const pump = createSerialTask(
-    async () => {
-      const events = await service.readEvents(runId, lastSent);
-      for (const event of events) {
-        if (channel.isClosed) return;
-        channel.send({ id: String(event.seq), data: JSON.stringify(toWireEvent(event)) });
-        lastSent = event.seq;
-        if (event.type === "run_finished") return end();
-      }
-      // A client resuming after the end would otherwise wait forever for nothing.
-      if (isFirstRead && events.length === 0) {
-        const run = await service.getRun(runId);
-        if (run && isTerminalStatus(run.status)) end();
-      }
-      isFirstRead = false;
-    },
-    (error) => {
-      console.error("a run event stream could not read from the database:", error);
-      channel.close();
-    },
-  );
-  const unsubscribe = await service.subscribeToEvents(runId, pump);
+  const onError = (error: unknown) => {
+    console.error("a run event stream could not read from the database:", error);
+    channel.close();
+  };
+  const send = (events: readonly StoredRunEvent[]) => {
+    for (const event of events) {
+      if (channel.isClosed) return;
+      if (event.seq <= lastSent) continue;
+      if (event.seq !== lastSent + 1) return catchUp();
+      channel.send({ id: String(event.seq), data: JSON.stringify(toWireEvent(event)) });
+      lastSent = event.seq;
+      if (event.type === "run_finished") return end();
+    }
+  };
+  const catchUp = createSerialTask(async () => {
+    const events = await service.readEvents(runId, lastSent);
+    send(events);
+    // A client resuming after the end would otherwise wait forever for nothing.
+    if (isFirstRead && events.length === 0) {
+      const run = await service.getRun(runId);
+      if (run && isTerminalStatus(run.status)) end();
+    }
+    isFirstRead = false;
+  }, onError);
+  const unfollow = await service.followEvents(runId, afterSeq, send);
   const unregister = registerStream(channel);
-  pump();
+  catchUp();
   const stopWatching = watchWorker(service, runId, channel);
   return () => {
     stopWatching();
     unregister();
-    unsubscribe();
+    unfollow();
   };
 }
 

@@ -9,6 +9,7 @@ import { type ExecutionSettings, readExecutionSettings } from "./execution-setti
 import { getModelEndpoints } from "./get-model-endpoints";
 import { listInbox } from "./list-inbox";
 import { checkScenarioModel, type ModelEndpoints } from "./model-endpoints";
+import { createRunEventFeed } from "./run-event-feed";
 import { getRunEventHub, type RunEventListener } from "./run-event-hub";
 
 export interface RunServiceOptions {
@@ -58,6 +59,11 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
       return async () => {};
     });
 
+  // One reader per followed run in this process, shared by every open stream of that run.
+  const feed = createRunEventFeed(getRunEventHub(handle), host.readEvents, (error) =>
+    (options.log ?? console.error)("a run's new events could not be read", { error: String(error) }),
+  );
+
   function continueInBackground(runId: string, settled: Promise<unknown>) {
     settled.catch((error: unknown) =>
       (options.log ?? console.error)(`run ${runId} stopped with an error`, { error: String(error) }),
@@ -88,6 +94,8 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
       continueInBackground(args[0], settled);
       return { status: "RUNNING" as const };
     },
+    /** Hands `listener` each batch of a run's newly committed events (one read per batch, however many follow). */
+    followEvents: feed.follow,
     /** Announces committed events of one run (or every run, `"*"`), from this or any instance. */
     subscribeToEvents: (runId: string | "*", listener: RunEventListener) =>
       getRunEventHub(handle).subscribe(runId, listener),
