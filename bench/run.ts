@@ -99,6 +99,19 @@ async function main() {
       samples: cliRuns(),
       target: { maxMedian: 1_200 },
     });
+    const fanOut = await sseFanOut(service, url.toString());
+    rows.push(
+      {
+        figure: "SSE, 100 streams on each of 2 instances: commit → last stream (ms)",
+        samples: fanOut.latencies,
+        target: { maxP99: 50 },
+      },
+      {
+        figure: "SSE, same: statements per event on a following instance",
+        samples: [fanOut.statementsPerEvent],
+        target: { max: 2 },
+      },
+    );
   } finally {
     await peer.close();
     await handle.close();
@@ -230,6 +243,74 @@ async function inboxLatency(service: RunService, db: Db): Promise<number[]> {
   const samples: number[] = [];
   for (let index = 0; index < 20; index += 1) samples.push(await time(() => service.listInbox()));
   return samples;
+}
+
+/**
+ * 100 open streams of one run on each of two other instances (their own
+ * connections and LISTEN) while a third runs it: for each event, from its
+ * commit (the database's timestamp, taken before commit, so this
+ * over-estimates) to the last of the 200 streams sending it; and how many
+ * statements each following instance sent per event.
+ */
+async function sseFanOut(
+  writer: RunService,
+  url: string,
+): Promise<{ latencies: number[]; statementsPerEvent: number }> {
+  const { pipeRunEvents } = await import("../lib/server/run-event-stream");
+  const instances = await Promise.all(
+    [0, 1].map(async () => {
+      const counter = { statements: 0 };
+      const handle = await openDatabase({ url, onQuery: () => (counter.statements += 1) });
+      const service = createRunService(handle, {
+        modelEndpoints: { endpoints: new Map(), problem: null },
+        execution: { leaseMs: 30_000, instanceId: "follower" },
+        log: () => {},
+      });
+      return { handle, service, counter };
+    }),
+  );
+  const shape = SHAPES[2];
+  if (!shape) throw new Error("no shape");
+  const base = scenarioOf(shape);
+  // The run waits a second for its streams to open: its first model turn is slow.
+  const scenario = buildScenario({
+    ...base,
+    model: {
+      ...base.model,
+      turns: base.model.turns.map((turn, index) => (index === 0 ? { ...turn, delayMs: 1_000 } : turn)),
+    },
+  });
+  const { runId, settled } = await writer.startRun(scenario);
+  const lastSentAt = new Map<number, number>();
+  const closers: Array<() => void> = [];
+  for (const { service } of instances) {
+    for (let stream = 0; stream < 100; stream += 1) {
+      let isClosed = false;
+      const channel = {
+        send(message: { id?: string }) {
+          if (message.id) lastSentAt.set(Number(message.id), Date.now());
+        },
+        close() {
+          isClosed = true;
+        },
+        get isClosed() {
+          return isClosed;
+        },
+      };
+      closers.push(await pipeRunEvents(service, runId, 0, channel));
+    }
+  }
+  const before = instances.map(({ counter }) => counter.statements);
+  if ((await settled) !== "COMPLETED") throw new Error("the followed run did not complete");
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const events = await writer.readEvents(runId, 0);
+  const latencies = events
+    .filter((event) => event.seq > 2)
+    .map((event) => (lastSentAt.get(event.seq) ?? Number.NaN) - Date.parse(event.at));
+  const statements = instances.map(({ counter }, index) => counter.statements - (before[index] ?? 0));
+  for (const close of closers) close();
+  await Promise.all(instances.map(({ handle }) => handle.close()));
+  return { latencies, statementsPerEvent: Math.max(...statements) / events.length };
 }
 
 function cliRuns(): number[] {

@@ -8,7 +8,6 @@
 // embedded database folder.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { databaseOptionsFromEnv, openDatabase } from "../db/client";
 import {
   createRunHost,
   InvalidScenarioError,
@@ -21,7 +20,6 @@ import { createMemoryToolContext, type MemoryToolContext } from "../lib/runtime/
 import { createModelForScenario } from "../lib/server/create-model-for-scenario";
 import { getModelEndpoints } from "../lib/server/get-model-endpoints";
 import { checkScenarioModel } from "../lib/server/model-endpoints";
-import { createRunService } from "../lib/server/run-service";
 import { ACCOUNT_USAGE } from "./account-usage";
 
 const USAGE = `usage: npm run -s playground -- <command>
@@ -68,10 +66,12 @@ async function main() {
   if (command === "user" || command === "token") {
     // The app's own database (as `npm run dev` would open it), unless --db names another folder.
     // Loaded only here: a headless run needs no sign-in code, and it is most of the start-up time.
-    const [{ manageAccounts }, { AccountError }] = await Promise.all([
-      import("./manage-accounts"),
-      import("../lib/server/auth/accounts"),
-    ]);
+    const [{ manageAccounts }, { AccountError }, { databaseOptionsFromEnv, openDatabase }] =
+      await Promise.all([
+        import("./manage-accounts"),
+        import("../lib/server/auth/accounts"),
+        import("../db/client"),
+      ]);
     const handle = await openDatabase(
       parsed.values.db ? { dataDir: parsed.values.db } : databaseOptionsFromEnv(),
     );
@@ -111,13 +111,18 @@ async function main() {
     process.stderr.write(`${message}${detail ? ` ${JSON.stringify(detail)}` : ""}\n`);
   // With nowhere to keep the run, it runs on the in-memory store: the same runtime and report,
   // without starting a database (which would be most of the time a headless run takes).
-  const handle = process.env.DATABASE_URL
-    ? await openDatabase({ url: process.env.DATABASE_URL })
-    : parsed.values.db
-      ? await openDatabase({ dataDir: parsed.values.db })
+  // The database code (drivers, PGlite's WebAssembly) is loaded only when a database is asked for.
+  const database =
+    process.env.DATABASE_URL || parsed.values.db
+      ? await Promise.all([import("../db/client"), import("../lib/server/run-service")])
       : null;
+  const handle = database
+    ? await database[0].openDatabase(
+        process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : { dataDir: parsed.values.db },
+      )
+    : null;
   try {
-    const host = handle ? createRunService(handle, { log }) : createInMemoryHost(log);
+    const host = database && handle ? database[1].createRunService(handle, { log }) : createInMemoryHost(log);
     process.stderr.write(`running "${scenario.name}"…\n`);
     const report = await runScenarioHeadless(host, scenario);
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

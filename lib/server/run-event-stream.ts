@@ -68,11 +68,37 @@ export async function pipeRunEvents(
 /** How often an open stream of a running run checks that the run's worker is alive. */
 const WORKER_CHECK_MS = 1_000;
 
+// Every open stream of a run checks its worker each second: one read of the run answers all of
+// this process's streams of it within that second.
+const recentChecks = new WeakMap<
+  RunService,
+  Map<string, { at: number; run: ReturnType<RunService["getRun"]> }>
+>();
+
+function checkRun(service: RunService, runId: string): ReturnType<RunService["getRun"]> {
+  let checks = recentChecks.get(service);
+  if (!checks) {
+    checks = new Map();
+    recentChecks.set(service, checks);
+  }
+  const recent = checks.get(runId);
+  if (recent && Date.now() - recent.at < WORKER_CHECK_MS / 2) return recent.run;
+  const run = service.getRun(runId);
+  checks.set(runId, { at: Date.now(), run });
+  // Forgotten a second after it answers (or fails: a failed check is tried again next time).
+  const forget = () =>
+    setTimeout(() => {
+      if (checks.get(runId)?.run === run) checks.delete(runId);
+    }, WORKER_CHECK_MS);
+  run.then(forget, forget);
+  return run;
+}
+
 function watchWorker(service: RunService, runId: string, channel: SseChannel): () => void {
   let lastSent: boolean | null = null;
   const check = createSerialTask(
     async () => {
-      const run = await service.getRun(runId);
+      const run = await checkRun(service, runId);
       if (!run || channel.isClosed) return;
       const lost = run.leaseExpired;
       // Only a running run has a worker to lose; a run that stopped running says nothing, unless to clear "lost".
