@@ -12,5 +12,11 @@ export interface CoordinatorDependencies {
   leaseMs: number;
   /** Separation of duties: true when whoever started `run` may not approve its gated calls. */
   requiresDistinctApprover(run: RunRecord): boolean;
+  /**
+   * Runs this process is claiming for a decision right now. Another decision
+   * on one of them, here, cannot win: it is refused at once, without reading
+   * or claiming anything (concurrent decisions never queue behind each other).
+   */
+  claimsInFlight?: Set<string>;
   log?(message: string, detail?: Record<string, unknown>): void;
 }

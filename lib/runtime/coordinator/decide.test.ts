@@ -649,6 +649,26 @@ describe("SPEC §5 the coordinator (in memory)", () => {
     });
   });
 
+  it("concurrent approvals in one process never queue: only one of them even tries to claim", async () => {
+    const { runId, pending } = await startWaiting(deployTurn("one claim", 20));
+    let claims = 0;
+    const service = harness.serviceWith((repository) => ({
+      ...repository,
+      async claimWaitingRun(id, token, leaseMs) {
+        claims += 1;
+        return repository.claimWaitingRun(id, token, leaseMs);
+      },
+    }));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, index) => service.decide(runId, approve(pending, `actor-${index}`))),
+    );
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    for (const result of results.filter((entry) => entry.status === "rejected")) {
+      expect((result as PromiseRejectedResult).reason).toMatchObject({ code: "not_waiting" });
+    }
+    expect(claims).toBe(1);
+  });
+
   it("32 concurrent approvals of one turn: exactly one executes it, once", async () => {
     const { runId, pending } = await startWaiting(deployTurn("race", 50));
     await expectOneOfManyApprovalsToExecute(harness.service, runId, pending);

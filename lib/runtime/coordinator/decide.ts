@@ -78,16 +78,24 @@ export async function startDecision(
   decision: Decision,
   dependencies: CoordinatorDependencies,
 ): Promise<StartedDecision> {
-  const { store } = dependencies;
+  const { store, claimsInFlight } = dependencies;
+  if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
   const waiting = await requireRun(store, runId);
   // Decoded once, before anything is claimed: refusals of a run that cannot be decided cost no write.
   const { pending } = decodeWaitingState(waiting);
   await refuseUnmatchableDigest(waiting, pending, decision);
   refuseSelfApproval(waiting, decision, dependencies);
-  const claim = await claimWaitingRun(waiting, "decision", dependencies, { isDecoded: true });
-  const { environment, outcome, reason } = await holdingClaim(store, runId, () =>
-    applyDecision(decision, claim, dependencies),
-  );
+  if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
+  claimsInFlight?.add(runId);
+  let applied: Awaited<ReturnType<typeof applyDecision>>;
+  let claim: ClaimedRun;
+  try {
+    claim = await claimWaitingRun(waiting, "decision", dependencies, { isDecoded: true });
+    applied = await holdingClaim(store, runId, () => applyDecision(decision, claim, dependencies));
+  } finally {
+    claimsInFlight?.delete(runId);
+  }
+  const { environment, outcome, reason } = applied;
   const settled = driveRun(
     environment,
     resumeClaimedRun(

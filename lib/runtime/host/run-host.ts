@@ -51,7 +51,7 @@ export interface StartedRun {
  * in-memory store. Nothing here knows which.
  */
 export function createRunHost(options: RunHostOptions) {
-  const { store } = options;
+  const store = withSharedRunReads(options.store);
   const stepControllers = new Map<string, AbortController>();
 
   function stepSignal(runId: string): AbortSignal {
@@ -100,6 +100,7 @@ export function createRunHost(options: RunHostOptions) {
     leaseMs: options.leaseMs,
     requiresDistinctApprover: (run) =>
       options.requireDistinctApprover === true || scenarioOf(run).policy?.requireDistinctApprover === true,
+    claimsInFlight: new Set(),
     log: options.log,
     abortInProcess: (runId) => stepControllers.get(runId)?.abort(),
   };
@@ -212,6 +213,30 @@ export function createRunHost(options: RunHostOptions) {
 }
 
 export type RunHost = ReturnType<typeof createRunHost>;
+
+/**
+ * The store, with concurrent reads of one run sharing one query: a burst of
+ * decisions on a run reads it once. A read that starts while another is under
+ * way gets that one's answer, a moment older than a fresh read would be;
+ * every caller treats a read as a snapshot the claim re-checks, and nothing
+ * is kept once it has answered.
+ */
+function withSharedRunReads(store: RunStore): RunStore {
+  const reading = new Map<string, Promise<RunRecord | null>>();
+  return {
+    ...store,
+    getRun(runId) {
+      let read = reading.get(runId);
+      if (!read) {
+        read = store.getRun(runId);
+        reading.set(runId, read);
+        const forget = () => reading.delete(runId);
+        read.then(forget, forget);
+      }
+      return read;
+    },
+  };
+}
 
 /** What the model has been told before its first completion: a real model's prompt; nothing for a script. */
 function initialTranscriptOf(scenario: Scenario): TranscriptEntry[] {
