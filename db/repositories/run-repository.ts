@@ -7,6 +7,7 @@ import {
   LostClaimError,
   type NewRun,
   type NewStep,
+  RUN_EVENT_VERSIONS,
   type RunError,
   type RunEvent,
   type RunRecord,
@@ -18,7 +19,14 @@ import {
 import type { Db } from "../client";
 import { approvals, runs, workspaceFiles } from "../schema";
 import { toStorableText } from "../storable-columns";
-import { appendEvent, appendEvents, jsonParameter, readEvents, rowsOf } from "./append-event";
+import {
+  appendEvent,
+  appendEvents,
+  jsonParameter,
+  RUN_EVENTS_CHANNEL,
+  readEvents,
+  rowsOf,
+} from "./append-event";
 
 /** The run's columns, and whether its lease has run out by the database's clock. */
 const runWithLease = {
@@ -38,6 +46,9 @@ function toRunRecord(row: typeof runs.$inferSelect & { leaseExpired: boolean }):
     leaseExpired: row.leaseExpired,
   };
 }
+
+/** A `jsonb` column of a raw statement: drivers hand it over parsed, or (some) as its text. */
+const parseJson = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value);
 
 /** A RUNNING run nobody holds any more: its lease ran out (or, from before leases, was never set). */
 const isExpired = and(
@@ -140,6 +151,7 @@ export function createRunRepository(db: Db): RunStore {
     // One statement each, however many calls: the events, and each call stamped with its seq.
     async startCalls(runId, claimToken, stepIndex, batchIndexes, options) {
       const events: RunEvent[] = [
+        ...(options.first ?? []),
         ...(options.wave
           ? [{ type: "wave_started" as const, payload: { stepIndex, batchIndexes: [...batchIndexes] } }]
           : []),
@@ -158,7 +170,8 @@ export function createRunRepository(db: Db): RunStore {
         ],
       });
       if (appended.seqs === null) return { cancelPending: appended.cancelPending };
-      return { seqs: options.wave ? appended.seqs.slice(1) : appended.seqs };
+      // The calls' seqs are the last ones: after any leading events and the wave's own.
+      return { seqs: appended.seqs.slice(appended.seqs.length - batchIndexes.length) };
     },
 
     async settleCalls(runId, claimToken, stepIndex, settled) {
@@ -300,33 +313,50 @@ export function createRunRepository(db: Db): RunStore {
         return Boolean(row);
       }),
 
-    async claimWaitingRun(runId, claimToken, leaseMs) {
-      const [row] = await db
-        .update(runs)
-        .set({
-          status: "RUNNING",
-          claimToken,
-          leaseExpiresAt: leaseFromNow(leaseMs),
-          // waitingSince stays: if the decision is refused and the run released, it has waited since then.
-          updatedAt: new Date(),
-        })
-        .where(
-          and(
-            eq(runs.id, runId),
-            eq(runs.status, "WAITING_FOR_APPROVAL"),
-            // A claim another decision is taking right now is lost at once, without queuing behind it.
-            inArray(
-              runs.id,
-              db
-                .select({ id: runs.id })
-                .from(runs)
-                .where(eq(runs.id, runId))
-                .for("update", { skipLocked: true }),
-            ),
-          ),
+    async claimWaitingRun(runId, claimToken, leaseMs, purpose) {
+      // One statement: the claim (skipping a row another claim holds, so it never queues), and its
+      // announcement with the claimed state's step and digest. A state too damaged to say them is
+      // claimed unannounced: the claimer fails the run, which is announced.
+      const readable = sql`jsonb_typeof(state->'stepIndex') = 'number' and jsonb_typeof(state->'pending'->'turnDigest') = 'string'`;
+      const result = await db.execute(sql`
+        with claimed as (
+          update runs
+          set status = 'RUNNING', claim_token = ${claimToken}, lease_expires_at = ${leaseFromNow(leaseMs)},
+              updated_at = now(), last_seq = last_seq + (case when ${readable} then 1 else 0 end)
+          where id = ${runId}::uuid and status = 'WAITING_FOR_APPROVAL'
+            and id in (select id from runs where id = ${runId}::uuid for update skip locked)
+          returning id, status, scenario, limits, model_calls, state, started_by_id, last_seq
+        ), announced as (
+          insert into run_events (run_id, seq, type, version, payload)
+          select id, last_seq, 'run_claimed', ${RUN_EVENT_VERSIONS.run_claimed},
+                 jsonb_build_object('stepIndex', state->'stepIndex', 'turnDigest', state->'pending'->'turnDigest',
+                                    'purpose', ${purpose}::text)
+          from claimed where ${readable}
+          returning run_id, seq
         )
-        .returning();
-      return row ? toRunRecord({ ...row, leaseExpired: false }) : null;
+        select claimed.*,
+               (select pg_notify(${RUN_EVENTS_CHANNEL}, run_id::text || ':' || seq::text) from announced) as notified
+        from claimed`);
+      const [row] = rowsOf<{
+        id: string;
+        status: RunRecord["status"];
+        scenario: unknown;
+        limits: unknown;
+        model_calls: number;
+        state: unknown;
+        started_by_id: string | null;
+      }>(result);
+      if (!row) return null;
+      return {
+        id: row.id,
+        status: row.status,
+        scenario: parseJson(row.scenario),
+        limits: decodeLimits(row.id, parseJson(row.limits)),
+        modelCalls: Number(row.model_calls),
+        state: parseJson(row.state),
+        startedById: row.started_by_id,
+        leaseExpired: false,
+      };
     },
 
     async releaseRun(runId, claimToken, state, event) {

@@ -27,7 +27,7 @@ export async function requireRun(store: RunStore, runId: string): Promise<RunRec
  * WAITING_FOR_APPROVAL → RUNNING claim (lost → `not_waiting`, re-signalling
  * the pending turn if the run waits again); post-claim decode of the row won
  * (unreadable → the run is settled FAILED with its state kept, and the error
- * is thrown); then `run_claimed` is announced.
+ * is thrown). The store announces the claim (`run_claimed`) in the same write.
  */
 export async function claimWaitingRun(
   waiting: RunRecord,
@@ -40,7 +40,7 @@ export async function claimWaitingRun(
   if (!options.isDecoded) decodeWaitingState(waiting);
 
   const claimToken = dependencies.createClaimToken();
-  const run = await store.claimWaitingRun(runId, claimToken, dependencies.leaseMs);
+  const run = await store.claimWaitingRun(runId, claimToken, dependencies.leaseMs, purpose);
   if (!run) {
     const now = await store.getRun(runId);
     throw new NotWaitingError(runId, now?.status ?? "gone", now ? readPendingTurn(now) : null);
@@ -54,12 +54,6 @@ export async function claimWaitingRun(
     }
     throw error;
   }
-  await holdingClaim(store, runId, () =>
-    store.appendEvent(runId, claimToken, {
-      type: "run_claimed",
-      payload: { stepIndex: state.stepIndex, turnDigest: state.pending.turnDigest, purpose },
-    }),
-  );
   return { run, claimToken, state };
 }
 

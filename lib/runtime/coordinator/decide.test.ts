@@ -153,8 +153,8 @@ async function expectStillWaiting(runId: string, pending: PendingTurn) {
 function withTurnChangedDuringClaim(repository: RunStore): RunStore {
   return {
     ...repository,
-    async claimWaitingRun(id, token, leaseMs) {
-      const claimed = await repository.claimWaitingRun(id, token, leaseMs);
+    async claimWaitingRun(id, token, leaseMs, purpose) {
+      const claimed = await repository.claimWaitingRun(id, token, leaseMs, purpose);
       if (!claimed) return null;
       const state = structuredClone(claimed.state) as { pending: { calls: Array<{ arguments: string }> } };
       const [barrier] = state.pending.calls;
@@ -264,9 +264,9 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       let claims = 0;
       const service = harness.serviceWith((repository) => ({
         ...repository,
-        async claimWaitingRun(id, token, leaseMs) {
+        async claimWaitingRun(id, token, leaseMs, purpose) {
           claims += 1;
-          return repository.claimWaitingRun(id, token, leaseMs);
+          return repository.claimWaitingRun(id, token, leaseMs, purpose);
         },
       }));
       const wrong = Array.from({ length: 8 }, (_, index) =>
@@ -451,8 +451,8 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       const stateBefore = await storedStateText(runId);
       const service = harness.serviceWith((repository) => ({
         ...repository,
-        async claimWaitingRun(id, token, leaseMs) {
-          const claimed = await repository.claimWaitingRun(id, token, leaseMs);
+        async claimWaitingRun(id, token, leaseMs, purpose) {
+          const claimed = await repository.claimWaitingRun(id, token, leaseMs, purpose);
           return claimed && { ...claimed, state: { garbage: true } };
         },
       }));
@@ -654,9 +654,9 @@ describe("SPEC §5 the coordinator (in memory)", () => {
     let claims = 0;
     const service = harness.serviceWith((repository) => ({
       ...repository,
-      async claimWaitingRun(id, token, leaseMs) {
+      async claimWaitingRun(id, token, leaseMs, purpose) {
         claims += 1;
-        return repository.claimWaitingRun(id, token, leaseMs);
+        return repository.claimWaitingRun(id, token, leaseMs, purpose);
       },
     }));
     const results = await Promise.allSettled(

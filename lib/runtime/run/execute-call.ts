@@ -1,5 +1,6 @@
 import { isWriteEffect } from "../declares-write";
 import { RuntimeError, ToolError } from "../errors";
+import type { RunEvent } from "../events/run-events";
 import type { PreflightedCall } from "../preflight";
 import type { RunEnvironment } from "./run-environment";
 import { LostClaimError } from "./run-errors";
@@ -99,6 +100,8 @@ export async function executeCall(
   stepIndex: number,
   call: PreflightedCall,
   signal: AbortSignal,
+  /** Events that lead up to the call, announced in the same write as its start. */
+  first: readonly RunEvent[] = [],
 ): Promise<CallOutcome> {
   await environment.store.startCalls(
     environment.runId,
@@ -107,6 +110,7 @@ export async function executeCall(
     [call.batchIndex],
     {
       wave: false,
+      first,
     },
   );
   return runStartedCall(environment, call, signal, createSettleBatcher(environment, stepIndex));

@@ -1,3 +1,4 @@
+import type { RunEventOf } from "../events/run-events";
 import { computeTurnDigest } from "../turn-digest";
 import { createSettleBatcher, executeCall, runStartedCall } from "./execute-call";
 import type { RunEnvironment } from "./run-environment";
@@ -161,13 +162,17 @@ export async function resolveBarrier(
   const segment = progress.plan.segments[progress.nextSegment];
   const barrier = segment?.kind === "barrier" ? progress.calls[segment.batchIndex] : undefined;
   if (!barrier) throw new Error(`step ${progress.stepIndex} is not waiting at a barrier`);
-  await environment.store.appendEvent(environment.runId, environment.claimToken, {
+  const resumed: RunEventOf<"run_resumed"> = {
     type: "run_resumed",
     payload: {
       stepIndex: progress.stepIndex,
       action: action.kind === "cancel" ? `cancel_${action.scope}` : action.kind,
     },
-  });
+  };
+  // An approval's resumption is announced in the write that starts the barrier: no extra round trip.
+  if (action.kind !== "approve") {
+    await environment.store.appendEvent(environment.runId, environment.claimToken, resumed);
+  }
   if (action.kind === "cancel") {
     return invalidateRemaining(
       environment,
@@ -184,7 +189,9 @@ export async function resolveBarrier(
       { status: "denied", result: null, error: { code: "denied", message: `Denied: ${message}.` } },
     );
   }
-  const outcome = await executeCall(environment, progress.stepIndex, barrier, environment.stepSignal());
+  const outcome = await executeCall(environment, progress.stepIndex, barrier, environment.stepSignal(), [
+    resumed,
+  ]);
   const after: StepProgress = {
     ...progress,
     nextSegment: progress.nextSegment + 1,

@@ -217,6 +217,27 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         ]);
       }));
 
+    it("starts a lone call (an approved barrier) in the same write as the events that lead up to it", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        await store.createRun(run);
+        await store.recordStep(run.id, run.claimToken, STEP, 1);
+        const resumed = {
+          type: "run_resumed" as const,
+          payload: { stepIndex: 0, action: "approve" as const },
+        };
+        expect(
+          await store.startCalls(run.id, run.claimToken, 0, [1], { wave: false, first: [resumed] }),
+        ).toEqual({
+          seqs: [4],
+        });
+        const events = await store.readEvents(run.id, 2);
+        expect(events.map((event) => [event.seq, event.type])).toEqual([
+          [3, "run_resumed"],
+          [4, "call_started"],
+        ]);
+      }));
+
     it("starts no wave while a cancel is pending, says which, and leaves it to be taken", () =>
       withStore(async (store) => {
         const run = newRun();
@@ -377,11 +398,16 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
       withStore(async (store) => {
         const run = await waitingRun(store);
         const [first, second] = await Promise.all([
-          store.claimWaitingRun(run.id, "claim-a", 60_000),
-          store.claimWaitingRun(run.id, "claim-b", 60_000),
+          store.claimWaitingRun(run.id, "claim-a", 60_000, "decision"),
+          store.claimWaitingRun(run.id, "claim-b", 60_000, "decision"),
         ]);
         expect([first, second].filter(Boolean)).toHaveLength(1);
         expect(first ?? second).toMatchObject({ id: run.id, status: "RUNNING", state: STATE });
+        // The claim is announced in the same write, with the claimed turn.
+        const claimed = (await store.readEvents(run.id, 0)).filter((event) => event.type === "run_claimed");
+        expect(claimed).toMatchObject([
+          { payload: { stepIndex: 0, turnDigest: TURN.turnDigest, purpose: "decision" } },
+        ]);
         const winner = first ? "claim-a" : "claim-b";
         const loser = first ? "claim-b" : "claim-a";
         expect(await store.releaseRun(run.id, loser, STATE, released)).toBe(false);
@@ -392,8 +418,11 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
           payload: { refusal: "stale_turn", turnDigest: TURN.turnDigest },
         });
         // Released, it can be claimed again; a run that is not waiting cannot.
-        expect(await store.claimWaitingRun(run.id, "claim-c", 60_000)).not.toBeNull();
-        expect(await store.claimWaitingRun(run.id, "claim-d", 60_000)).toBeNull();
+        expect(await store.claimWaitingRun(run.id, "claim-c", 60_000, "cancel")).not.toBeNull();
+        expect(await store.claimWaitingRun(run.id, "claim-d", 60_000, "decision")).toBeNull();
+        const events = await store.readEvents(run.id, 0);
+        expect(events.at(-1)).toMatchObject({ type: "run_claimed", payload: { purpose: "cancel" } });
+        expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
       }));
 
     it("finishes a run for its holder: final status, error, state cleared, run_finished", () =>

@@ -90,9 +90,10 @@ export interface RunStore {
   /** Stores a planned step and its calls, sets the run's completion count, emits `step_planned`. */
   recordStep(runId: string, claimToken: string, step: NewStep, modelCalls: number): Promise<void>;
   /**
-   * Starts calls in one write: `wave_started` first when `wave`, then each
-   * call's `call_started`, each call marked running and stamped with its seq
-   * (its `startSeq`); returns those seqs in order. A wave does not start
+   * Starts calls in one write: `options.first` (events that lead up to it,
+   * such as `run_resumed`), then `wave_started` when `wave`, then each call's
+   * `call_started`, each call marked running and stamped with its seq (its
+   * `startSeq`); returns the calls' seqs in order. A wave does not start
    * while a cancel is pending: nothing is written, and the pending scope is
    * returned instead (take it with `takeCancelRequest`).
    */
@@ -101,7 +102,7 @@ export interface RunStore {
     claimToken: string,
     stepIndex: number,
     batchIndexes: readonly number[],
-    options: { wave: boolean },
+    options: { wave: boolean; first?: readonly RunEvent[] },
   ): Promise<{ seqs: number[] } | { cancelPending: "turn" | "run" }>;
   /** Stores calls' outcomes and their `call_settled` events in one write; returns the seqs (their `settleSeq`s) in order. */
   settleCalls(
@@ -140,8 +141,18 @@ export interface RunStore {
   takeCancelRequest(runId: string, claimToken: string): Promise<"turn" | "run" | null>;
   /** Asks a RUNNING run to cancel; false when the run is not RUNNING. */
   requestCancel(runId: string, scope: "turn" | "run"): Promise<boolean>;
-  /** Atomic WAITING_FOR_APPROVAL → RUNNING with a claim and lease; null when lost. */
-  claimWaitingRun(runId: string, claimToken: string, leaseMs: number): Promise<RunRecord | null>;
+  /**
+   * Atomic WAITING_FOR_APPROVAL → RUNNING with a claim and lease, announced
+   * in the same write as `run_claimed` (the step and turn digest of the
+   * claimed state); null when lost. A claim another one is taking at that
+   * moment is lost at once, without waiting for it.
+   */
+  claimWaitingRun(
+    runId: string,
+    claimToken: string,
+    leaseMs: number,
+    purpose: "decision" | "cancel",
+  ): Promise<RunRecord | null>;
   /**
    * RUNNING → WAITING_FOR_APPROVAL, claim cleared, `state` written back, and
    * `run_released` emitted; false (never a throw) if it failed.

@@ -172,6 +172,7 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       const run = held(runId, claimToken);
       if (options.wave && run.cancelRequested) return { cancelPending: run.cancelRequested };
       const stored = batchIndexes.map((batchIndex) => call(run, stepIndex, batchIndex));
+      for (const event of options.first ?? []) append(run, event);
       if (options.wave) {
         append(run, { type: "wave_started", payload: { stepIndex, batchIndexes: [...batchIndexes] } });
       }
@@ -268,12 +269,20 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       return true;
     },
 
-    async claimWaitingRun(runId, claimToken, leaseMs) {
+    async claimWaitingRun(runId, claimToken, leaseMs, purpose) {
       const run = runs.get(runId);
       if (run?.record.status !== "WAITING_FOR_APPROVAL") return null;
       setStatus(run, "RUNNING");
       run.claimToken = claimToken;
       run.leaseExpiresAt = now() + leaseMs;
+      const state = run.record.state as { stepIndex?: unknown; pending?: { turnDigest?: unknown } } | null;
+      // A state too damaged to say which turn is claimed is announced by the claimer failing the run.
+      if (typeof state?.stepIndex === "number" && typeof state.pending?.turnDigest === "string") {
+        append(run, {
+          type: "run_claimed",
+          payload: { stepIndex: state.stepIndex, turnDigest: state.pending.turnDigest, purpose },
+        });
+      }
       return copy(recordOf(run));
     },
 
