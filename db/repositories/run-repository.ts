@@ -405,11 +405,22 @@ export function createRunRepository(db: Db): RunStore {
       }));
     },
 
-    async recordApproval(record: ApprovalRecord) {
+    async recordApproval(record: ApprovalRecord, announce) {
       try {
-        await db.insert(approvals).values(record);
+        // One statement: the audit row and the announcement, both or neither, fenced by the claim.
+        await appendEvent(db, record.runId, announce.event, {
+          fence: announce.claimToken,
+          alsoDo: [
+            sql`audited as (
+              insert into approvals (run_id, turn_digest, approve, actor, actor_id, reason)
+              select ${record.runId}::uuid, ${record.turnDigest}, ${record.approve}, ${toStorableText(record.actor)},
+                     ${record.actorId}, ${record.reason === null ? null : toStorableText(record.reason)}
+              from inserted)`,
+          ],
+        });
         return true;
-      } catch {
+      } catch (error) {
+        if (LostClaimError.isInstance(error)) throw error;
         return false;
       }
     },

@@ -676,13 +676,12 @@ describe("SPEC §5 the coordinator (in memory)", () => {
   });
 
   describe("failures after the claim", () => {
-    it("settles the run FAILED, never RUNNING, when announcing the decision fails", async () => {
+    it("settles the run FAILED, never RUNNING, when recording and announcing the decision fails unexpectedly", async () => {
       const { runId, pending } = await startWaiting(writeTurn("announce fails"));
       const service = harness.serviceWith((repository) => ({
         ...repository,
-        appendEvent: async (id, claimToken, event) => {
-          if (event.type === "approval_decided") throw new Error("connection reset");
-          return repository.appendEvent(id, claimToken, event);
+        recordApproval: async () => {
+          throw new Error("connection reset");
         },
       }));
       await expect(service.decide(runId, approve(pending))).rejects.toThrow("connection reset");

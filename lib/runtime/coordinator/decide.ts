@@ -158,28 +158,9 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
   }
 
   const reason = decision.reason ?? null;
-  const audited = await store.recordApproval({
-    runId,
-    turnDigest: expected,
-    approve: decision.approve,
-    actor: decision.actor,
-    actorId: decision.actorId ?? null,
-    reason,
-  });
-  const environment = dependencies.createEnvironment(claimed, claimToken);
-  if (!audited) {
-    if (decision.approve && declaresWrite(state.pending.calls, environment.registry)) {
-      await release(dependencies, claim, new NotAuditableError(runId, state.pending));
-    }
-    dependencies.log?.("a decision could not be audited; it proceeds because it executes no write", {
-      runId,
-      approve: decision.approve,
-    });
-  }
-
   const outcome: DecisionResult["outcome"] = decision.approve ? "executed" : "denied";
-  await store.appendEvent(runId, claimToken, {
-    type: "approval_decided",
+  const announcement = (audited: boolean) => ({
+    type: "approval_decided" as const,
     payload: {
       stepIndex: state.stepIndex,
       turnDigest: expected,
@@ -191,6 +172,29 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
       outcome,
     },
   });
+  // The audit record and the announcement of the decision go in one write.
+  const audited = await store.recordApproval(
+    {
+      runId,
+      turnDigest: expected,
+      approve: decision.approve,
+      actor: decision.actor,
+      actorId: decision.actorId ?? null,
+      reason,
+    },
+    { claimToken, event: announcement(true) },
+  );
+  const environment = dependencies.createEnvironment(claimed, claimToken);
+  if (!audited) {
+    if (decision.approve && declaresWrite(state.pending.calls, environment.registry)) {
+      await release(dependencies, claim, new NotAuditableError(runId, state.pending));
+    }
+    dependencies.log?.("a decision could not be audited; it proceeds because it executes no write", {
+      runId,
+      approve: decision.approve,
+    });
+    await store.appendEvent(runId, claimToken, announcement(false));
+  }
   return { environment, outcome, reason };
 }
 

@@ -465,16 +465,51 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         expect(await store.requestCancel(run.id, "run")).toBe(false);
       }));
 
-    it("keeps every approval in order, with who decided and when", () =>
+    it("keeps every approval in order, with who decided and when, each announced in the same write", () =>
       withStore(async (store) => {
         const run = await waitingRun(store);
+        const claimed = await store.claimWaitingRun(run.id, "holder", 60_000, "decision");
+        expect(claimed).not.toBeNull();
         const decision = { runId: run.id, turnDigest: TURN.turnDigest, actorId: null, reason: null };
-        expect(await store.recordApproval({ ...decision, approve: false, actor: "bob", reason: "no" })).toBe(
-          true,
-        );
+        const announce = (approve: boolean, actor: string) => ({
+          claimToken: "holder",
+          event: {
+            type: "approval_decided" as const,
+            payload: {
+              stepIndex: 0,
+              turnDigest: TURN.turnDigest,
+              approve,
+              actor,
+              actorId: null,
+              reason: null,
+              audited: true,
+              outcome: approve ? ("executed" as const) : ("denied" as const),
+            },
+          },
+        });
         expect(
-          await store.recordApproval({ ...decision, approve: true, actor: "alice", actorId: "u-1" }),
+          await store.recordApproval(
+            { ...decision, approve: false, actor: "bob", reason: "no" },
+            announce(false, "bob"),
+          ),
         ).toBe(true);
+        expect(
+          await store.recordApproval(
+            { ...decision, approve: true, actor: "alice", actorId: "u-1" },
+            announce(true, "alice"),
+          ),
+        ).toBe(true);
+        const decided = (await store.readEvents(run.id, 0)).filter(
+          (event) => event.type === "approval_decided",
+        );
+        expect(decided.map((event) => event.payload)).toMatchObject([{ actor: "bob" }, { actor: "alice" }]);
+        // A holder that lost its claim neither audits nor announces.
+        await expect(
+          store.recordApproval(
+            { ...decision, approve: true, actor: "mallory" },
+            { ...announce(true, "m"), claimToken: "stale" },
+          ),
+        ).rejects.toSatisfy(isLostClaim);
         const approvals = await store.listApprovals(run.id);
         expect(approvals).toEqual([
           {

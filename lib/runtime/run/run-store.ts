@@ -172,6 +172,14 @@ export interface RunStore {
    * another transaction has locked).
    */
   claimExpiredRuns(options: { leaseMs: number; limit: number; runId?: string }): Promise<ClaimedRunRecord[]>;
-  /** Appends to the approvals audit; false (never a throw) when it could not be stored. */
-  recordApproval(record: ApprovalRecord): Promise<boolean>;
+  /**
+   * Appends to the approvals audit and, in the same write, announces the
+   * decision (`announce`, as the holder of the claim); false when the audit
+   * could not store it, and then nothing is announced. Throws only
+   * `LostClaimError` (nothing stored) when the claim is no longer held.
+   */
+  recordApproval(
+    record: ApprovalRecord,
+    announce: { claimToken: string; event: RunEventOf<"approval_decided"> },
+  ): Promise<boolean>;
 }

@@ -38,8 +38,8 @@ export function createFaultRegistry(): FaultRegistry {
 export function withInjectedFaults(store: RunStore, faults: FaultRegistry): RunStore {
   return {
     ...store,
-    async recordApproval(record) {
-      return faults.take("approvals") ? false : store.recordApproval(record);
+    async recordApproval(record, announce) {
+      return faults.take("approvals") ? false : store.recordApproval(record, announce);
     },
     async settleCalls(...args) {
       if (faults.take("steps")) throw new Error("injected fault: the step record could not be stored");

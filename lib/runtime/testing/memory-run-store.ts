@@ -315,10 +315,12 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       });
     },
 
-    async recordApproval({ runId, ...approval }) {
+    async recordApproval({ runId, ...approval }, announce) {
       const run = runs.get(runId);
       if (!run) return false;
+      const holder = held(runId, announce.claimToken);
       run.approvals.push({ ...copy(approval), decidedAt: new Date(now()).toISOString() });
+      append(holder, announce.event);
       return true;
     },
 
