@@ -195,7 +195,7 @@ async function anchorClaim(service: RunService, db: Db): Promise<number[]> {
  */
 async function decisionLatency(service: RunService): Promise<number[]> {
   const samples: number[] = [];
-  for (let index = 0; index < 30; index += 1) {
+  for (let index = 0; index < 100; index += 1) {
     const { runId, turnDigest } = await waitingRun(service);
     const waitingAt = (await service.readEvents(runId, 0)).at(-1)?.seq ?? 0;
     let started = 0;
