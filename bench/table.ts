@@ -9,8 +9,8 @@ export interface Row {
 
 export function summarize(samples: readonly number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
-  const at = (fraction: number) =>
-    sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
+  // Nearest rank: the p99 of 100 samples is the 99th, not the largest.
+  const at = (fraction: number) => sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)] ?? Number.NaN;
   return { min: sorted[0] ?? Number.NaN, median: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? Number.NaN };
 }
 
