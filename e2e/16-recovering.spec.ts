@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { slowReadTool } from "../lib/runtime/testing/scenario-fixtures";
 import { startRunOverApi } from "./pages/api";
 import { RunPage } from "./pages/run-page";
 import { type ProductionServer, signInOverApi, startProductionServer } from "./support/production-server";
@@ -12,17 +13,7 @@ test.setTimeout(180_000);
 
 const SLOW_WAVE = {
   name: "a wave whose server dies",
-  tools: [
-    {
-      name: "slow_scan",
-      description: "Scan slowly",
-      resourceClass: "pure_read",
-      effect: "READ",
-      approval: "never",
-      delayMs: 4_000,
-      result: { scanned: true },
-    },
-  ],
+  tools: [slowReadTool(4_000)],
   model: {
     kind: "scripted",
     turns: [

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDriverName } from "@/db/testing/test-database";
 import type { PendingTurn, ScenarioInput } from "@/lib/runtime";
 import { expectOneOfManyApprovalsToExecute } from "@/lib/runtime/coordinator/approval-race.contract";
+import { deployTurn } from "@/lib/runtime/testing/scenario-fixtures";
 import { buildScenario, openScenarioHarness, type ScenarioHarness } from "./testing/scenario-harness";
 
 // The coordinator's rules are tested on the in-memory store (lib/runtime/coordinator/decide.test.ts).
@@ -12,35 +13,6 @@ beforeAll(async () => {
   harness = await openScenarioHarness();
 });
 afterAll(() => harness?.close());
-
-const finish = { calls: [{ name: "finish", arguments: { summary: "done" } }] };
-
-const deployTurn = (name: string, delayMs: number): ScenarioInput => ({
-  name,
-  tools: [
-    {
-      name: "deploy",
-      description: "Deploy a service",
-      resourceClass: "write",
-      effect: "NON_IDEMPOTENT_WRITE",
-      approval: "always",
-      delayMs,
-      result: { deployed: true },
-    },
-  ],
-  model: {
-    kind: "scripted",
-    turns: [
-      {
-        calls: [
-          { name: "list_files", arguments: {} },
-          { name: "deploy", arguments: {} },
-        ],
-      },
-      finish,
-    ],
-  },
-});
 
 async function startWaiting(input: ScenarioInput): Promise<{ runId: string; pending: PendingTurn }> {
   const { runId, settled } = await harness.service.startRun(buildScenario(input));

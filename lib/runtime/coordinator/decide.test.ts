@@ -12,6 +12,7 @@ import type { RunStore } from "@/lib/runtime/run/run-store";
 import type { PendingTurn } from "@/lib/runtime/run/run-types";
 import { UnreadableStateError } from "@/lib/runtime/run/suspended-state";
 import type { ScenarioInput } from "@/lib/runtime/scenario/scenario-schema";
+import { deployTurn } from "@/lib/runtime/testing/scenario-fixtures";
 import { buildScenario, type MemoryHarness, openMemoryHarness } from "@/lib/runtime/testing/scenario-harness";
 import { expectOneOfManyApprovalsToExecute } from "./approval-race.contract";
 
@@ -40,34 +41,6 @@ const writeTurn = (name: string, path = "out.txt"): ScenarioInput => ({
         calls: [
           { id: "w1", name: "write_file", arguments: { path, content: "written" } },
           { id: "r1", name: "read_file", arguments: { path: "seed.txt" } },
-        ],
-      },
-      finish,
-    ],
-  },
-});
-
-/** A custom NON_IDEMPOTENT_WRITE barrier whose executions are counted by `call_started`. */
-const deployTool = (delayMs = 0) => ({
-  name: "deploy",
-  description: "Deploy a service",
-  resourceClass: "write" as const,
-  effect: "NON_IDEMPOTENT_WRITE" as const,
-  approval: "always" as const,
-  delayMs,
-  result: { deployed: true },
-});
-
-const deployTurn = (name: string, delayMs = 0): ScenarioInput => ({
-  name,
-  tools: [deployTool(delayMs)],
-  model: {
-    kind: "scripted",
-    turns: [
-      {
-        calls: [
-          { name: "list_files", arguments: {} },
-          { name: "deploy", arguments: {} },
         ],
       },
       finish,

@@ -4,6 +4,7 @@ import type { ScenarioInput } from "../scenario/scenario-schema";
 import { createMemoryRunHost, type MemoryRunHost } from "../testing/memory-run-host";
 import { createMemoryRunStore, type MemoryRunStore } from "../testing/memory-run-store";
 import type { MemoryToolContext } from "../testing/memory-tool-context";
+import { slowReadTool } from "../testing/scenario-fixtures";
 import { buildScenario } from "../testing/scenario-harness";
 import { rebuildTranscript } from "./recover-run";
 import type { RunStore } from "./run-store";
@@ -301,17 +302,7 @@ describe("recovering a run whose worker died (SPEC §6 lease)", () => {
     const { runId, settled } = await slow.startRun(
       buildScenario({
         name: "slow tool",
-        tools: [
-          {
-            name: "slow_scan",
-            description: "Scan slowly",
-            resourceClass: "pure_read",
-            effect: "READ",
-            approval: "never",
-            delayMs: 200,
-            result: { scanned: true },
-          },
-        ],
+        tools: [slowReadTool(200)],
         model: { kind: "scripted", turns: [{ calls: [{ name: "slow_scan", arguments: {} }] }, finish] },
       }),
     );
@@ -332,17 +323,7 @@ describe("recovering a run whose worker died (SPEC §6 lease)", () => {
     const { runId, settled } = await host.startRun(
       buildScenario({
         name: "long tool",
-        tools: [
-          {
-            name: "long_scan",
-            description: "Scan for a long time",
-            resourceClass: "pure_read",
-            effect: "READ",
-            approval: "never",
-            delayMs: 400,
-            result: { scanned: true },
-          },
-        ],
+        tools: [slowReadTool(400, "long_scan")],
         model: { kind: "scripted", turns: [{ calls: [{ name: "long_scan", arguments: {} }] }, finish] },
       }),
     );

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDatabase } from "@/db/client";
 import { decodeRunEvent } from "@/lib/runtime";
+import { slowReadTool } from "@/lib/runtime/testing/scenario-fixtures";
 import { createRunService, type RunService } from "@/lib/server/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
@@ -201,17 +202,7 @@ describe("GET /api/runs/[id]/events while the run's worker is gone", () => {
     const { runId } = await stalled.startRun(
       buildScenario({
         name: "slow wave",
-        tools: [
-          {
-            name: "slow_scan",
-            description: "Scan slowly",
-            resourceClass: "pure_read",
-            effect: "READ",
-            approval: "never",
-            delayMs: 3_000,
-            result: {},
-          },
-        ],
+        tools: [slowReadTool(3_000)],
         model: { kind: "scripted", turns: [{ calls: [{ name: "slow_scan", arguments: {} }] }] },
       }),
     );
