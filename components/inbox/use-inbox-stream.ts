@@ -2,13 +2,15 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import { applyInboxChanges, type InboxChanges } from "@/lib/queries/inbox-changes";
 import type { InboxPage } from "@/lib/queries/inbox-item";
 import { queryKeys } from "@/lib/queries/run-queries";
 
 const MAX_RETRY_MS = 15_000;
 
 /**
- * Replaces the cached first page of the inbox with each snapshot the server streams; returns
+ * Keeps the cached first page of the inbox as the server streams it (the
+ * whole page on connect, then its changes); returns
  * whether the stream is up. A stream the browser gives up on (the server
  * answered with an error) is reopened with backoff; every snapshot is whole,
  * so nothing needs resuming.
@@ -36,6 +38,13 @@ export function useInboxStream(): boolean {
       current.addEventListener("inbox", (message) => {
         const page = JSON.parse((message as MessageEvent<string>).data) as InboxPage;
         queryClient.setQueryData(queryKeys.inbox(), page);
+      });
+      current.addEventListener("inbox-changes", (message) => {
+        const changes = JSON.parse((message as MessageEvent<string>).data) as InboxChanges;
+        // Changes follow this stream's own first page, so the cache holds what they apply to.
+        queryClient.setQueryData<InboxPage>(queryKeys.inbox(), (page) =>
+          page ? applyInboxChanges(page, changes) : page,
+        );
       });
     };
     open();

@@ -1,5 +1,7 @@
 import "server-only";
 import type { SseChannel } from "@/lib/http/sse";
+import { diffInboxPages } from "@/lib/queries/inbox-changes";
+import type { InboxPage } from "@/lib/queries/inbox-item";
 import type { RunService } from "./run-service";
 import { createSerialTask } from "./serial-task";
 
@@ -7,21 +9,28 @@ import { createSerialTask } from "./serial-task";
 const INBOX_THROTTLE_MS = 100;
 
 /**
- * Streams the inbox's first page (and the total) as snapshots: one on
- * connect, then one after any run's events change it; later pages are read
- * through `GET /api/inbox`. A snapshot per message means a reconnect needs no
- * resume point: the first message after it is the whole truth. Reads are
- * throttled, not debounced, so busy runs cannot postpone an update forever.
+ * Streams the inbox's first page: the whole page (and the total) on connect
+ * as `inbox`, then, after any run's events change it, only what changed
+ * (`inbox-changes`: rows gone, rows new or different, the order, the total);
+ * later pages are read through `GET /api/inbox`. A reconnect needs no resume
+ * point: its first message is the whole page again. Reads are throttled, not
+ * debounced, so busy runs cannot postpone an update forever.
  */
 export async function pipeInbox(service: RunService, channel: SseChannel): Promise<() => void> {
-  let lastSent = "";
+  let lastSent: InboxPage | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const send = createSerialTask(
     async () => {
-      const data = JSON.stringify(await service.listInbox());
-      if (data === lastSent || channel.isClosed) return;
-      lastSent = data;
-      channel.send({ event: "inbox", data });
+      const page = await service.listInbox();
+      if (channel.isClosed) return;
+      if (lastSent === null) {
+        channel.send({ event: "inbox", data: JSON.stringify(page) });
+      } else {
+        const changes = diffInboxPages(lastSent, page);
+        if (!changes) return;
+        channel.send({ event: "inbox-changes", data: JSON.stringify(changes) });
+      }
+      lastSent = page;
     },
     (error) => {
       console.error("the inbox stream could not read from the database:", error);

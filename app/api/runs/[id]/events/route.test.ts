@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDatabase } from "@/db/client";
+import { applyInboxChanges, type InboxChanges } from "@/lib/queries/inbox-changes";
+import type { InboxPage } from "@/lib/queries/inbox-item";
 import { decodeRunEvent } from "@/lib/runtime";
 import { slowReadTool } from "@/lib/runtime/testing/scenario-fixtures";
 import { createRunService, type RunService } from "@/lib/server/run-service";
@@ -221,7 +223,7 @@ describe("GET /api/runs/[id]/events while the run's worker is gone", () => {
 });
 
 describe("GET /api/inbox/events", () => {
-  it("sends the waiting runs on connect, then a new snapshot when one starts or stops waiting", async () => {
+  it("sends the first page on connect, then only what changed when a run starts or stops waiting", async () => {
     const abort = new AbortController();
     const stream = openReader(
       await inbox.GET(
@@ -230,17 +232,25 @@ describe("GET /api/inbox/events", () => {
     );
     const first = await stream.next();
     expect(first?.event).toBe("inbox");
-    const before = JSON.parse(first?.data ?? "{}").items as Array<{ runId: string }>;
+    let page = JSON.parse(first?.data ?? "{}") as InboxPage;
+    const before = page.items.length;
 
     const { runId, turnDigest } = await startWaitingRun();
-    const added = await stream.until((message) => message.data.includes(runId));
-    const items = JSON.parse(added.at(-1)?.data ?? "{}").items as Array<{ runId: string; pending: unknown }>;
-    expect(items[0]).toMatchObject({ runId, pending: { turnDigest } });
-    expect(items).toHaveLength(before.length + 1);
+    const added = (await stream.until((message) => message.data.includes(runId))).at(-1);
+    expect(added?.event).toBe("inbox-changes");
+    const addition = JSON.parse(added?.data ?? "{}") as InboxChanges;
+    // Only the new row travels, with the page's new order and total.
+    expect(addition.upserted.map((item) => item.runId)).toEqual([runId]);
+    page = applyInboxChanges(page, addition);
+    expect(page.items[0]).toMatchObject({ runId, pending: { turnDigest } });
+    expect(page.items).toHaveLength(before + 1);
+    expect(page.total).toBe(before + 1);
 
     await service.decide(runId, { approve: false, turnDigest, actor: "alice", reason: "no" });
-    const removed = await stream.until((message) => !message.data.includes(runId));
-    expect(JSON.parse(removed.at(-1)?.data ?? "{}").items).toHaveLength(before.length);
+    const removal = (await stream.until((message) => message.data.includes(`"removed":["${runId}"]`))).at(-1);
+    page = applyInboxChanges(page, JSON.parse(removal?.data ?? "{}") as InboxChanges);
+    expect(page.items).toHaveLength(before);
+    expect(page.items.some((item) => item.runId === runId)).toBe(false);
     abort.abort();
   });
 });
