@@ -54,7 +54,7 @@ export async function recoverRun(
     const events = await environment.store.readEvents(environment.runId, 0);
     const view = foldRunEvents(environment.runId, events);
     const takenUp = barrierTakenUp(events, view);
-    if (takenUp) return await resumeAtBarrier(environment, run, options, takenUp);
+    if (takenUp) return await resumeAtBarrier(environment, run, options, events, takenUp);
     return await resumeFromEvents(environment, events, view, options);
   } catch (error) {
     if (LostClaimError.isInstance(error)) return "RUNNING";
@@ -85,12 +85,13 @@ async function resumeAtBarrier(
   environment: RunEnvironment,
   run: RunRecord,
   options: RecoveryOptions,
+  allEvents: readonly StoredRunEvent[],
   takenUp: StoredRunEvent | "unannounced",
 ): Promise<RunStatus> {
   const { store, runId, claimToken } = environment;
   const state = decodeSuspendedState(runId, run.state);
   const from = { stepIndex: state.stepIndex, segment: state.nextSegment };
-  const events = takenUp === "unannounced" ? [] : await store.readEvents(runId, takenUp.seq);
+  const events = takenUp === "unannounced" ? [] : allEvents.filter((event) => event.seq > takenUp.seq);
   const announced = events.find((event) => event.type === "approval_decided");
   const audited =
     takenUp === "unannounced"
@@ -186,8 +187,7 @@ async function resumeFromEvents(
       { code: "interrupted", message: `the worker stopped while ${unrepeatable.name} ran` },
     );
   } else {
-    if (segment?.kind === "barrier")
-      barrierAction = await barrierActionAfterLoss(environment, last, segment.batchIndex);
+    if (segment?.kind === "barrier") barrierAction = barrierActionAfterLoss(events, last, segment.batchIndex);
     await store.appendEvent(runId, claimToken, recovered(options, from, "step", false));
   }
   return driveRun(environment, {
@@ -204,12 +204,11 @@ async function resumeFromEvents(
  * or was resolving a denial or cancel. `undefined` when the barrier was never
  * reached: the step then suspends there as usual.
  */
-async function barrierActionAfterLoss(
-  environment: RunEnvironment,
+function barrierActionAfterLoss(
+  events: readonly StoredRunEvent[],
   step: StepView,
   batchIndex: number,
-): Promise<BarrierAction | undefined> {
-  const events = await environment.store.readEvents(environment.runId, 0);
+): BarrierAction | undefined {
   const resumed = events.findLast(
     (event) => event.type === "run_resumed" && event.payload.stepIndex === step.index,
   );
