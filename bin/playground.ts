@@ -8,15 +8,8 @@
 // embedded database folder.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import {
-  createRunHost,
-  InvalidScenarioError,
-  isRuntimeError,
-  parseScenarioJson,
-  runScenarioHeadless,
-} from "../lib/runtime";
-import { createMemoryRunStore } from "../lib/runtime/testing/memory-run-store";
-import { createMemoryToolContext, type MemoryToolContext } from "../lib/runtime/testing/memory-tool-context";
+import { InvalidScenarioError, isRuntimeError, parseScenarioJson, runScenarioHeadless } from "../lib/runtime";
+import { createMemoryRunHost } from "../lib/runtime/testing/memory-run-host";
 import { createModelForScenario } from "../lib/server/create-model-for-scenario";
 import { getModelEndpoints } from "../lib/server/get-model-endpoints";
 import { checkScenarioModel } from "../lib/server/model-endpoints";
@@ -137,29 +130,11 @@ async function main() {
 /** A host over the in-memory store, with the operator's real models: a headless run needs nothing else. */
 function createInMemoryHost(log: (message: string, detail?: Record<string, unknown>) => void) {
   const modelEndpoints = getModelEndpoints();
-  const store = createMemoryRunStore();
-  const contexts = new Map<string, MemoryToolContext>();
-  const host = createRunHost({
-    store,
+  return createMemoryRunHost({
     createModel: (scenario) => createModelForScenario(scenario, modelEndpoints),
-    createToolContext: (runId, signal) => {
-      let context = contexts.get(runId);
-      if (!context) {
-        context = createMemoryToolContext({ files: store.initialFiles(runId) });
-        contexts.set(runId, context);
-      }
-      return { ...context, signal };
-    },
-    leaseMs: 60_000,
+    checkScenario: (scenario) => checkScenarioModel(scenario, modelEndpoints),
     log,
   });
-  return {
-    ...host,
-    startRun(...args: Parameters<typeof host.startRun>) {
-      checkScenarioModel(args[0], modelEndpoints);
-      return host.startRun(...args);
-    },
-  };
 }
 
 /** Exits with a clear message for an error we expect (a bad scenario: 2; a runtime refusal: 1); rethrows the rest. */

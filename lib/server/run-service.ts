@@ -40,6 +40,7 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
   const host = createRunHost({
     store: options.wrapStore ? options.wrapStore(repository) : repository,
     createModel: (scenario) => createModelForScenario(scenario, modelEndpoints),
+    checkScenario: (scenario) => checkScenarioModel(scenario, modelEndpoints),
     createToolContext: (runId, signal) => createRunToolContext(db, runId, signal),
     leaseMs: execution.leaseMs,
     instanceId: execution.instanceId,
@@ -73,7 +74,7 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
   return {
     ...host,
     async startRun(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
-      checkScenarioModel(scenario, modelEndpoints);
+      // A cancel sent to another instance must be able to reach this run from its first moment.
       await listeningForCancels;
       return host.startRun(scenario, startedBy);
     },

@@ -21,6 +21,8 @@ export interface RunHostOptions {
   store: RunStore;
   /** The model a run's scenario names. */
   createModel(scenario: Scenario): Model;
+  /** Refuses (throws) a scenario this host cannot run, before anything is stored (say, an unknown model endpoint). */
+  checkScenario?(scenario: Scenario): void;
   /** The tools' view of a run's workspace, memory and tasks. */
   createToolContext(runId: string, signal: AbortSignal): ToolContext;
   /** How long a worker's claim on a run holds before another instance may take it over. */
@@ -159,6 +161,7 @@ export function createRunHost(options: RunHostOptions) {
   }
 
   async function startRun(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
+    options.checkScenario?.(scenario);
     const limits: Limits = { ...DEFAULT_LIMITS, ...scenario.limits };
     const runId = crypto.randomUUID();
     const claimToken = crypto.randomUUID();

@@ -1,5 +1,5 @@
 import { RuntimeError } from "../errors";
-import { createRunHost, type RunHost } from "../host/run-host";
+import { createRunHost, type RunHost, type RunHostOptions } from "../host/run-host";
 import type { Model } from "../model/model";
 import { createScriptedModel } from "../model/scripted-model";
 import type { RunStore } from "../run/run-store";
@@ -14,8 +14,8 @@ export interface MemoryRunHost extends RunHost {
 }
 
 /**
- * A run host over the in-memory store: scripted scenarios run exactly as on
- * the server, without a database. `wrapStore` puts a decorator between the
+ * A run host over the in-memory store: scenarios run exactly as on the
+ * server, without a database (tests, and the CLI's headless runs). `wrapStore` puts a decorator between the
  * runtime and the store, to make it fail on demand.
  */
 export function createMemoryRunHost(
@@ -27,8 +27,12 @@ export function createMemoryRunHost(
     requireDistinctApprover?: boolean;
     leaseMs?: number;
     instanceId?: string;
+    /** The model a scenario names; by default the scripted one (and none other). */
+    createModel?: RunHostOptions["createModel"];
+    checkScenario?: RunHostOptions["checkScenario"];
     /** Puts a decorator around every run's model: to record what it is asked, or make it hang. */
     wrapModel?(model: Model): Model;
+    log?: RunHostOptions["log"];
   } = {},
 ): MemoryRunHost {
   const store = options.store ?? createMemoryRunStore();
@@ -44,8 +48,9 @@ export function createMemoryRunHost(
   const host = createRunHost({
     store: options.wrapStore ? options.wrapStore(store) : store,
     createModel: (scenario) => {
-      const model: Model =
-        scenario.model.kind === "scripted"
+      const model: Model = options.createModel
+        ? options.createModel(scenario)
+        : scenario.model.kind === "scripted"
           ? createScriptedModel(scenario.model.turns)
           : {
               complete: async () => {
@@ -61,6 +66,8 @@ export function createMemoryRunHost(
     leaseMs: options.leaseMs ?? 60_000,
     requireDistinctApprover: options.requireDistinctApprover,
     instanceId: options.instanceId,
+    checkScenario: options.checkScenario,
+    log: options.log,
   });
   return { ...host, store, toolContext };
 }
