@@ -407,17 +407,38 @@ export function createRunRepository(db: Db): RunStore {
 
     async recordApproval(record: ApprovalRecord, announce) {
       try {
-        // One statement: the audit row and the announcement, both or neither, fenced by the claim.
-        await appendEvent(db, record.runId, announce.event, {
-          fence: announce.claimToken,
-          alsoDo: [
-            sql`audited as (
-              insert into approvals (run_id, turn_digest, approve, actor, actor_id, reason)
-              select ${record.runId}::uuid, ${record.turnDigest}, ${record.approve}, ${toStorableText(record.actor)},
-                     ${record.actorId}, ${record.reason === null ? null : toStorableText(record.reason)}
-              from inserted)`,
-          ],
-        });
+        // One statement: the audit row, the announcement and an approved barrier's start, all or
+        // nothing, fenced by the claim. The barrier's call runs only once this has committed.
+        const start = announce.startBarrier;
+        const stepIndex = start?.resumed.payload.stepIndex ?? 0;
+        await appendEvents(
+          db,
+          record.runId,
+          start
+            ? [
+                announce.event,
+                start.resumed,
+                { type: "call_started", payload: { stepIndex, batchIndex: start.batchIndex } },
+              ]
+            : [announce.event],
+          {
+            fence: announce.claimToken,
+            alsoDo: [
+              sql`audited as (
+                insert into approvals (run_id, turn_digest, approve, actor, actor_id, reason)
+                select ${record.runId}::uuid, ${record.turnDigest}, ${record.approve}, ${toStorableText(record.actor)},
+                       ${record.actorId}, ${record.reason === null ? null : toStorableText(record.reason)}
+                from inserted where inserted.type = 'approval_decided')`,
+              ...(start
+                ? [
+                    sql`stamped as (
+                      update tool_calls set status = 'running', start_seq = inserted.seq from inserted
+                      where inserted.type = 'call_started' and ${callOf(record.runId, stepIndex)})`,
+                  ]
+                : []),
+            ],
+          },
+        );
         return true;
       } catch (error) {
         if (LostClaimError.isInstance(error)) throw error;

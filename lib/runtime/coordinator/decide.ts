@@ -1,4 +1,5 @@
 import { declaresWrite } from "../declares-write";
+import { barrierOf, resumedEvent } from "../run/execute-step";
 import { driveRun } from "../run/run-loop";
 import type { RunRecord } from "../run/run-store";
 import type { PendingTurn, RunStatus } from "../run/run-types";
@@ -95,12 +96,12 @@ export async function startDecision(
   } finally {
     claimsInFlight?.delete(runId);
   }
-  const { environment, outcome, reason } = applied;
+  const { environment, outcome, reason, started } = applied;
   const settled = driveRun(
     environment,
     resumeClaimedRun(
       claim,
-      decision.approve ? { kind: "approve" } : { kind: "deny", reason, actor: decision.actor },
+      decision.approve ? { kind: "approve", started } : { kind: "deny", reason, actor: decision.actor },
     ),
   );
   return { outcome, settled };
@@ -172,7 +173,8 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
       outcome,
     },
   });
-  // The audit record and the announcement of the decision go in one write.
+  // The audit record, the announcement of the decision and an approved barrier's start go in one write.
+  const barrier = barrierOf(state);
   const audited = await store.recordApproval(
     {
       runId,
@@ -182,7 +184,14 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
       actorId: decision.actorId ?? null,
       reason,
     },
-    { claimToken, event: announcement(true) },
+    {
+      claimToken,
+      event: announcement(true),
+      startBarrier:
+        decision.approve && barrier
+          ? { resumed: resumedEvent(state.stepIndex, { kind: "approve" }), batchIndex: barrier.batchIndex }
+          : undefined,
+    },
   );
   const environment = dependencies.createEnvironment(claimed, claimToken);
   if (!audited) {
@@ -195,7 +204,7 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
     });
     await store.appendEvent(runId, claimToken, announcement(false));
   }
-  return { environment, outcome, reason };
+  return { environment, outcome, reason, started: audited && decision.approve };
 }
 
 /** Gives a refused run back to the waiting state, then throws the refusal. */

@@ -7,7 +7,8 @@ import { type StepProgress, SUSPENDED_STATE_VERSION } from "./suspended-state";
 
 /** What a worker that claimed a waiting run does with the barrier it waits at. */
 export type BarrierAction =
-  | { kind: "approve" }
+  /** `started`: the decision's audit write already started the barrier call. */
+  | { kind: "approve"; started?: boolean }
   | { kind: "deny"; reason: string | null; actor: string }
   | { kind: "cancel"; scope: "turn" | "run" };
 
@@ -148,6 +149,20 @@ async function suspendAtBarrier(environment: RunEnvironment, progress: StepProgr
   });
 }
 
+/** The event that says a worker picked a run up at its barrier to apply `action`. */
+export function resumedEvent(stepIndex: number, action: BarrierAction): RunEventOf<"run_resumed"> {
+  return {
+    type: "run_resumed",
+    payload: { stepIndex, action: action.kind === "cancel" ? `cancel_${action.scope}` : action.kind },
+  };
+}
+
+/** The call a step stopped at waits for a decision: the barrier of its next segment. */
+export function barrierOf(progress: StepProgress) {
+  const segment = progress.plan.segments[progress.nextSegment];
+  return segment?.kind === "barrier" ? progress.calls[segment.batchIndex] : undefined;
+}
+
 /**
  * Applies a decision or cancellation to the barrier a step waits at (SPEC §4):
  * an approved barrier runs alone, and the calls after it run only if it
@@ -159,16 +174,9 @@ export async function resolveBarrier(
   progress: StepProgress,
   action: BarrierAction,
 ): Promise<StepProgress> {
-  const segment = progress.plan.segments[progress.nextSegment];
-  const barrier = segment?.kind === "barrier" ? progress.calls[segment.batchIndex] : undefined;
+  const barrier = barrierOf(progress);
   if (!barrier) throw new Error(`step ${progress.stepIndex} is not waiting at a barrier`);
-  const resumed: RunEventOf<"run_resumed"> = {
-    type: "run_resumed",
-    payload: {
-      stepIndex: progress.stepIndex,
-      action: action.kind === "cancel" ? `cancel_${action.scope}` : action.kind,
-    },
-  };
+  const resumed = resumedEvent(progress.stepIndex, action);
   // An approval's resumption is announced in the write that starts the barrier: no extra round trip.
   if (action.kind !== "approve") {
     await environment.store.appendEvent(environment.runId, environment.claimToken, resumed);
@@ -189,9 +197,14 @@ export async function resolveBarrier(
       { status: "denied", result: null, error: { code: "denied", message: `Denied: ${message}.` } },
     );
   }
-  const outcome = await executeCall(environment, progress.stepIndex, barrier, environment.stepSignal(), [
-    resumed,
-  ]);
+  const outcome = action.started
+    ? await runStartedCall(
+        environment,
+        barrier,
+        environment.stepSignal(),
+        createSettleBatcher(environment, progress.stepIndex),
+      )
+    : await executeCall(environment, progress.stepIndex, barrier, environment.stepSignal(), [resumed]);
   const after: StepProgress = {
     ...progress,
     nextSegment: progress.nextSegment + 1,

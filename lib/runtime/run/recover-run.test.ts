@@ -205,7 +205,7 @@ describe("recovering a run whose worker died (SPEC §6 lease)", () => {
     ]);
   });
 
-  it("resumes an approval that was audited but never went on, as approved, and audits it once", async () => {
+  it("goes on with an approval whose audit started the barrier before the worker died: an idempotent write runs again, audited once", async () => {
     const instances = twoInstances({ crashWhen: (call) => call.method === "recordApproval", after: true });
     const started = await instances.first.startRun(
       buildScenario(oneCall({ name: "write_file", arguments: { path: "b.txt", content: "B" } })),
@@ -223,9 +223,35 @@ describe("recovering a run whose worker died (SPEC §6 lease)", () => {
     expect(events.filter((event) => event.type === "approval_decided")).toMatchObject([
       { payload: { actor: "alice", approve: true, audited: true } },
     ]);
-    expect(await startsOf(instances.second, started.runId, 0, 0)).toBe(1);
+    // Its start was stored with the audit; the recovering worker starts it again (write_file is idempotent).
+    expect(await startsOf(instances.second, started.runId, 0, 0)).toBe(2);
     expect(instances.second.toolContext(started.runId).workspace.snapshot()).toMatchObject({ "b.txt": "B" });
     expect((await instances.second.getReport(started.runId))?.decisions).toHaveLength(1);
+  });
+
+  it("never runs an approved non-idempotent barrier twice when its worker died after the audit started it", async () => {
+    const instances = twoInstances({ crashWhen: (call) => call.method === "recordApproval", after: true });
+    const started = await instances.first.startRun(
+      buildScenario(
+        oneCall(
+          { name: "task_create", arguments: { title: "ship" } },
+          { approvals: { task_create: "always" } },
+        ),
+      ),
+    );
+    expect(await started.settled).toBe("WAITING_FOR_APPROVAL");
+    const pending = (await instances.first.getReport(started.runId))?.pending;
+    void instances.first.decide(started.runId, {
+      approve: true,
+      turnDigest: pending?.turnDigest,
+      actor: "alice",
+    });
+    expect(await instances.recover(started.runId)).toBe("COMPLETED");
+    expect(await startsOf(instances.second, started.runId, 0, 0)).toBe(1);
+    expect(instances.second.toolContext(started.runId).tasks.list()).toHaveLength(0);
+    const report = await instances.second.getReport(started.runId);
+    expect(report?.steps[0]?.calls[0]).toMatchObject({ status: "error", error: { code: "interrupted" } });
+    expect(report?.decisions).toMatchObject([{ actor: "alice", approve: true }]);
   });
 
   it("returns a run that was claimed for a decision, but never audited, to waiting at the same turn", async () => {

@@ -531,6 +531,51 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         ]);
       }));
 
+    it("starts an approved barrier in the audit's write, and neither when the claim is lost", () =>
+      withStore(async (store) => {
+        const run = await waitingRun(store);
+        expect(await store.claimWaitingRun(run.id, "holder", 60_000, "decision")).not.toBeNull();
+        const before = (await store.readEvents(run.id, 0)).length;
+        const approval = {
+          runId: run.id,
+          turnDigest: TURN.turnDigest,
+          approve: true,
+          actor: "alice",
+          actorId: null,
+          reason: null,
+        };
+        const announce = (claimToken: string) => ({
+          claimToken,
+          event: {
+            type: "approval_decided" as const,
+            payload: { ...approval, stepIndex: 0, audited: true, outcome: "executed" as const },
+          },
+          startBarrier: {
+            resumed: { type: "run_resumed" as const, payload: { stepIndex: 0, action: "approve" as const } },
+            batchIndex: 1,
+          },
+        });
+        await expect(store.recordApproval(approval, announce("stale"))).rejects.toSatisfy(isLostClaim);
+        expect(await store.recordApproval(approval, announce("holder"))).toBe(true);
+        const events = (await store.readEvents(run.id, before)).map((event) => [
+          event.seq - before,
+          event.type,
+          event.payload,
+        ]);
+        expect(events).toEqual([
+          [1, "approval_decided", expect.objectContaining({ actor: "alice" })],
+          [2, "run_resumed", { stepIndex: 0, action: "approve" }],
+          [3, "call_started", { stepIndex: 0, batchIndex: 1 }],
+        ]);
+        expect(await store.listApprovals(run.id)).toHaveLength(1);
+        // The started call settles like any other.
+        expect(
+          await store.settleCalls(run.id, "holder", 0, [
+            { batchIndex: 1, outcome: { status: "ok", result: null, error: null } },
+          ]),
+        ).toEqual([before + 4]);
+      }));
+
     it("stores copies: changing what was passed in or read out changes nothing stored", () =>
       withStore(async (store) => {
         const run = await waitingRun(store);

@@ -174,12 +174,19 @@ export interface RunStore {
   claimExpiredRuns(options: { leaseMs: number; limit: number; runId?: string }): Promise<ClaimedRunRecord[]>;
   /**
    * Appends to the approvals audit and, in the same write, announces the
-   * decision (`announce`, as the holder of the claim); false when the audit
-   * could not store it, and then nothing is announced. Throws only
-   * `LostClaimError` (nothing stored) when the claim is no longer held.
+   * decision (`announce`, as the holder of the claim) and, for an approval,
+   * starts the barrier call (`announce.startBarrier`: its `run_resumed`, then
+   * its `call_started`, the call marked running as by `startCalls`). False
+   * when the audit could not store it, and then nothing is announced or
+   * started. Throws only `LostClaimError` (nothing stored) when the claim is
+   * no longer held.
    */
   recordApproval(
     record: ApprovalRecord,
-    announce: { claimToken: string; event: RunEventOf<"approval_decided"> },
+    announce: {
+      claimToken: string;
+      event: RunEventOf<"approval_decided">;
+      startBarrier?: { resumed: RunEventOf<"run_resumed">; batchIndex: number };
+    },
   ): Promise<boolean>;
 }

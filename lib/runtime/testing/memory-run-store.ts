@@ -321,6 +321,20 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       const holder = held(runId, announce.claimToken);
       run.approvals.push({ ...copy(approval), decidedAt: new Date(now()).toISOString() });
       append(holder, announce.event);
+      const start = announce.startBarrier;
+      if (start) {
+        const { stepIndex } = start.resumed.payload;
+        const target = call(holder, stepIndex, start.batchIndex);
+        append(holder, start.resumed);
+        const seq = append(holder, {
+          type: "call_started",
+          payload: { stepIndex, batchIndex: start.batchIndex },
+        });
+        if (target) {
+          target.status = "running";
+          target.startSeq = seq;
+        }
+      }
       return true;
     },
 
