@@ -48,6 +48,11 @@ export const runs = pgTable(
     /** Who started the run: a user id (null for headless CLI runs and runs from before sign-in existed). */
     startedById: text("started_by_id"),
     startedByName: storableText("started_by_name"),
+    /** Tools granted for the rest of the run ("always allow"): tool name → { decisionId, actor, actorId }. */
+    allowedTools: storableJsonb("allowed_tools").notNull().default(sql`'{}'::jsonb`),
+    /** While it waits: when the wait expires, and when to announce that it soon will (null once announced). */
+    approvalExpiresAt: timestamp("approval_expires_at", { withTimezone: true }),
+    approvalWarnAt: timestamp("approval_warn_at", { withTimezone: true }),
   },
   (table) => [
     check(
@@ -58,6 +63,7 @@ export const runs = pgTable(
     // The inbox pages waiting runs newest first with a (waiting_since, id) cursor: a backward index scan.
     index("runs_status_waiting_since_id_idx").on(table.status, table.waitingSince, table.id),
     index("runs_lease_expires_at_idx").on(table.leaseExpiresAt),
+    index("runs_approval_expires_at_idx").on(table.approvalExpiresAt),
     index("runs_created_at_idx").on(table.createdAt),
   ],
 );
@@ -116,8 +122,30 @@ export const approvals = pgTable(
     actorId: text("actor_id"),
     reason: storableText("reason"),
     decidedAt: timestamp("decided_at", { withTimezone: true }).notNull().defaultNow(),
+    // What each row decides; null on rows written before decisions named their gate.
+    /** Shared by the rows of one decision (an approval of every gate of a turn writes one per gate). */
+    decisionId: uuid("decision_id"),
+    /** decision | expiry | automatic */
+    kind: text("kind").notNull().default("decision"),
+    /** gate | turn */
+    scope: text("scope").notNull().default("gate"),
+    batchIndex: integer("batch_index"),
+    callId: storableText("call_id"),
+    toolName: storableText("tool_name"),
+    /** The gate's arguments as shown, and the digest of the call with them. */
+    arguments: storableText("arguments"),
+    argumentsDigest: text("arguments_digest"),
+    /** What an approver changed them to, and its digest; null when unchanged. */
+    editedArguments: storableText("edited_arguments"),
+    editedDigest: text("edited_digest"),
+    /** For an automatic approval: the decision that granted it. */
+    grantedBy: uuid("granted_by"),
   },
-  (table) => [index("approvals_run_id_idx").on(table.runId, table.id)],
+  (table) => [
+    index("approvals_run_id_idx").on(table.runId, table.id),
+    check("approvals_kind_check", sql`${table.kind} in ('decision', 'expiry', 'automatic')`),
+    check("approvals_scope_check", sql`${table.scope} in ('gate', 'turn')`),
+  ],
 );
 
 /** Append-only event log with a gap-free per-run sequence (SPEC §6). */

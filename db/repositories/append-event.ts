@@ -48,8 +48,8 @@ export interface AppendOptions {
 }
 
 export type AppendResult =
-  | { seqs: number[]; cancelPending: "turn" | "run" | null }
-  | { seqs: null; cancelPending: "turn" | "run" };
+  | { seqs: number[]; cancelPending: "turn" | "run" | null; allowedTools: unknown }
+  | { seqs: null; cancelPending: "turn" | "run"; allowedTools?: undefined };
 
 /**
  * Appends events, each at its type's current version, in one statement that
@@ -80,7 +80,7 @@ export async function appendEvents(
     with bumped as (
       update runs set last_seq = last_seq + ${events.length}, updated_at = now()${options.alsoSet ? sql`, ${options.alsoSet}` : sql``}
       where id = ${runId}::uuid${fenced}${unlessCancelled}
-      returning last_seq, cancel_requested
+      returning last_seq, cancel_requested, allowed_tools
     ), inserted as (
       insert into run_events (run_id, seq, type, version, payload)
       select ${runId}::uuid, bumped.last_seq - ${events.length} + e.n, e.type, e.version, e.payload
@@ -88,11 +88,18 @@ export async function appendEvents(
       returning seq, type, payload
     )${sql.join(alsoDo, sql``)}
     select array_agg(seq order by seq) as seqs, (select cancel_requested from bumped) as cancel_pending,
+           (select allowed_tools from bumped) as allowed_tools,
            pg_notify(${RUN_EVENTS_CHANNEL}, ${runId}::text || ':' || max(seq)::text) as notified
     from inserted
     having count(*) > 0`);
-  const [row] = rowsOf<{ seqs: number[]; cancel_pending: "turn" | "run" | null }>(result);
-  if (row) return { seqs: row.seqs.map(Number), cancelPending: row.cancel_pending };
+  const [row] = rowsOf<{ seqs: number[]; cancel_pending: "turn" | "run" | null; allowed_tools: unknown }>(
+    result,
+  );
+  if (row) {
+    const allowedTools =
+      typeof row.allowed_tools === "string" ? JSON.parse(row.allowed_tools) : row.allowed_tools;
+    return { seqs: row.seqs.map(Number), cancelPending: row.cancel_pending, allowedTools };
+  }
   return { seqs: null, cancelPending: await whyNothingWasAppended(executor, runId, events, options) };
 }
 

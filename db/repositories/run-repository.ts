@@ -1,9 +1,11 @@
-import { and, asc, eq, getTableColumns, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import {
   type ApprovalRecord,
   awaitingApprovalEvent,
   callsInvalidatedEvent,
+  decodeApprovalKind,
   decodeLimits,
+  decodeToolAllowances,
   LostClaimError,
   type NewRun,
   type NewStep,
@@ -44,6 +46,7 @@ function toRunRecord(row: typeof runs.$inferSelect & { leaseExpired: boolean }):
     state: row.state,
     startedById: row.startedById,
     leaseExpired: row.leaseExpired,
+    allowedTools: decodeToolAllowances(row.allowedTools),
   };
 }
 
@@ -66,6 +69,45 @@ const leaseFromNow = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds
 const callOf = (runId: string, stepIndex: number) =>
   sql`tool_calls.run_id = ${runId}::uuid and tool_calls.step_index = ${stepIndex}
     and tool_calls.batch_index = (inserted.payload->>'batchIndex')::int`;
+
+/** An approvals row per record, as its JSON for `jsonb_to_recordset` (see {@link AUDIT_COLUMNS}). */
+function auditRows(records: readonly ApprovalRecord[]) {
+  return records.map((row) => ({
+    run_id: row.runId,
+    turn_digest: row.turnDigest,
+    approve: row.approve,
+    actor: toStorableText(row.actor),
+    actor_id: row.actorId,
+    reason: row.reason === null ? null : toStorableText(row.reason),
+    decision_id: row.decisionId,
+    kind: row.kind,
+    granted_by: row.grantedBy,
+    scope: row.scope,
+    batch_index: row.batchIndex,
+    call_id: toStorableText(row.callId),
+    tool_name: toStorableText(row.toolName),
+    arguments: toStorableText(row.arguments),
+    arguments_digest: row.argumentsDigest,
+    edited_arguments: row.editedArguments === null ? null : toStorableText(row.editedArguments),
+    edited_digest: row.editedDigest,
+  }));
+}
+
+const AUDIT_COLUMNS =
+  sql.raw(`run_id, turn_digest, approve, actor, actor_id, reason, decision_id, kind, granted_by,
+  scope, batch_index, call_id, tool_name, arguments, arguments_digest, edited_arguments, edited_digest`);
+const AUDIT_RECORD = sql.raw(`gate(run_id uuid, turn_digest text, approve boolean, actor text, actor_id text,
+  reason text, decision_id uuid, kind text, granted_by uuid, scope text, batch_index int, call_id text,
+  tool_name text, arguments text, arguments_digest text, edited_arguments text, edited_digest text)`);
+
+/** Audits the automatic approvals of calls as their `call_started` is inserted: a row per started call. */
+function auditAutomatic(runId: string, records: readonly ApprovalRecord[]): SQL {
+  return sql`audited as (
+    insert into approvals (${AUDIT_COLUMNS})
+    select ${AUDIT_COLUMNS} from inserted, jsonb_to_recordset(${jsonParameter(auditRows(records))}::jsonb) as ${AUDIT_RECORD}
+    where inserted.type = 'call_started' and (inserted.payload->>'batchIndex')::int = gate.batch_index
+      and gate.run_id = ${runId}::uuid)`;
+}
 
 /** The runtime's `RunStore` over drizzle, for PGlite and Postgres alike. */
 export function createRunRepository(db: Db): RunStore {
@@ -114,6 +156,17 @@ export function createRunRepository(db: Db): RunStore {
         actor: row.actor,
         actorId: row.actorId,
         reason: row.reason,
+        decisionId: row.decisionId,
+        kind: decodeApprovalKind(row.kind),
+        grantedBy: row.grantedBy,
+        scope: row.scope === "turn" ? ("turn" as const) : ("gate" as const),
+        batchIndex: row.batchIndex,
+        callId: row.callId,
+        toolName: row.toolName,
+        arguments: row.arguments,
+        argumentsDigest: row.argumentsDigest,
+        editedArguments: row.editedArguments,
+        editedDigest: row.editedDigest,
         decidedAt: row.decidedAt.toISOString(),
       }));
     },
@@ -160,10 +213,12 @@ export function createRunRepository(db: Db): RunStore {
           payload: { stepIndex, batchIndex },
         })),
       ];
+      const approvalRows = options.approvals ?? [];
       const appended = await appendEvents(db, runId, events, {
         fence: claimToken,
         unlessCancelPending: options.wave,
         alsoDo: [
+          ...(approvalRows.length > 0 ? [auditAutomatic(runId, approvalRows)] : []),
           sql`stamped as (
             update tool_calls set status = 'running', start_seq = inserted.seq from inserted
             where inserted.type = 'call_started' and ${callOf(runId, stepIndex)})`,
@@ -215,7 +270,7 @@ export function createRunRepository(db: Db): RunStore {
     },
 
     async finishStep(runId, claimToken, stepIndex, metrics: StepMetrics) {
-      const { cancelPending } = await appendEvents(
+      const { cancelPending, allowedTools } = await appendEvents(
         db,
         runId,
         [{ type: "step_finished", payload: { stepIndex, metrics } }],
@@ -228,7 +283,26 @@ export function createRunRepository(db: Db): RunStore {
           ],
         },
       );
-      return { cancelPending };
+      return { cancelPending, allowedTools: decodeToolAllowances(allowedTools) };
+    },
+
+    async revokeToolAllowance(runId, toolName, by) {
+      return db.transaction(async (tx) => {
+        // Locked, so a decision granting the tool at this moment is either before or after this.
+        const [row] = rowsOf<{ granted: boolean }>(
+          await tx.execute(
+            sql`select allowed_tools ? ${toolName} as granted from runs where id = ${runId}::uuid for update`,
+          ),
+        );
+        if (!row?.granted) return false;
+        await appendEvent(
+          tx as unknown as Db,
+          runId,
+          { type: "tool_allowance_revoked", payload: { toolName, actor: by.actor, actorId: by.actorId } },
+          { fence: null, alsoSet: sql`allowed_tools = allowed_tools - ${toolName}::text` },
+        );
+        return true;
+      });
     },
 
     async suspendRun(runId, claimToken, state: SuspendedState) {
@@ -325,7 +399,7 @@ export function createRunRepository(db: Db): RunStore {
               updated_at = now(), last_seq = last_seq + (case when ${readable} then 1 else 0 end)
           where id = ${runId}::uuid and status = 'WAITING_FOR_APPROVAL'
             and id in (select id from runs where id = ${runId}::uuid for update skip locked)
-          returning id, status, scenario, limits, model_calls, state, started_by_id, last_seq
+          returning id, status, scenario, limits, model_calls, state, started_by_id, last_seq, allowed_tools
         ), announced as (
           insert into run_events (run_id, seq, type, version, payload)
           select id, last_seq, 'run_claimed', ${RUN_EVENT_VERSIONS.run_claimed},
@@ -345,6 +419,7 @@ export function createRunRepository(db: Db): RunStore {
         model_calls: number;
         state: unknown;
         started_by_id: string | null;
+        allowed_tools: unknown;
       }>(result);
       if (!row) return null;
       return {
@@ -356,6 +431,7 @@ export function createRunRepository(db: Db): RunStore {
         state: parseJson(row.state),
         startedById: row.started_by_id,
         leaseExpired: false,
+        allowedTools: decodeToolAllowances(parseJson(row.allowed_tools)),
       };
     },
 
@@ -405,11 +481,15 @@ export function createRunRepository(db: Db): RunStore {
       }));
     },
 
-    async recordApproval(record: ApprovalRecord, announce) {
+    async recordApproval(records, announce) {
+      const [record] = records;
+      if (!record) return false;
       try {
-        // One statement: the audit row, the announcement and an approved barrier's start, all or
-        // nothing, fenced by the claim. The barrier's call runs only once this has committed.
+        // One statement: the audit rows, the announcement, an approved barrier's start and a grant,
+        // all or nothing, fenced by the claim. The barrier's call runs only once this has committed.
         const start = announce.startBarrier;
+        const { allowTool, decisionId, actor, actorId } = announce.event.payload;
+        const grant = allowTool === null ? null : { decisionId, actor: toStorableText(actor), actorId };
         const stepIndex = start?.resumed.payload.stepIndex ?? 0;
         await appendEvents(
           db,
@@ -423,12 +503,17 @@ export function createRunRepository(db: Db): RunStore {
             : [announce.event],
           {
             fence: announce.claimToken,
+            alsoSet:
+              allowTool === null
+                ? undefined
+                : sql`allowed_tools = allowed_tools || jsonb_build_object(${toStorableText(allowTool)}::text, ${jsonParameter(grant)}::jsonb)`,
             alsoDo: [
               sql`audited as (
-                insert into approvals (run_id, turn_digest, approve, actor, actor_id, reason)
-                select ${record.runId}::uuid, ${record.turnDigest}, ${record.approve}, ${toStorableText(record.actor)},
-                       ${record.actorId}, ${record.reason === null ? null : toStorableText(record.reason)}
-                from inserted where inserted.type = 'approval_decided')`,
+                insert into approvals (${AUDIT_COLUMNS})
+                select ${AUDIT_COLUMNS}
+                from inserted, jsonb_to_recordset(${jsonParameter(auditRows(records))}::jsonb) as ${AUDIT_RECORD}
+                where inserted.type = 'approval_decided'
+                order by gate.batch_index)`,
               ...(start
                 ? [
                     sql`stamped as (

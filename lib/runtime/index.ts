@@ -82,6 +82,7 @@ export type {
   RunStore,
   StoredApproval,
 } from "./run/run-store";
+export { APPROVAL_KINDS, decodeApprovalKind } from "./run/run-store";
 export {
   CALL_STATUSES,
   type CallOutcome,
@@ -99,6 +100,7 @@ export {
   type SuspendedState,
   UnreadableStateError,
 } from "./run/suspended-state";
+export { decodeToolAllowances, type ToolAllowance, type ToolAllowances } from "./run/tool-allowances";
 export {
   formatIssuePath,
   InvalidScenarioError,

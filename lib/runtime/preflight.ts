@@ -33,6 +33,8 @@ export interface PreflightedCall {
   isGated: boolean;
   /** The first failed check, or null when the call preflights cleanly. */
   problem: PlanProblem | null;
+  /** Set when the call needs no approval only because its tool was granted for the run ("always allow"). */
+  allowedBy?: { decisionId: string; actor: string; actorId: string | null };
 }
 
 /**

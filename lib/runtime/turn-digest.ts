@@ -81,6 +81,16 @@ export async function computeTurnDigest(
   return Array.from(new Uint8Array(hash), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
+/**
+ * The digest of one call (a turn of that call alone): the audit keeps it for
+ * a gate's arguments as shown and, when an approver changed them, as edited.
+ */
+export function computeCallDigest(
+  call: Pick<ToolCall, "id" | "name" | "arguments" | "batchIndex">,
+): Promise<string> {
+  return computeTurnDigest([call]);
+}
+
 function canonicalizeRawArguments(raw: string): string {
   let parsed: unknown;
   try {

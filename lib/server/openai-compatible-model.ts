@@ -59,7 +59,16 @@ export function toChatMessages(transcript: readonly TranscriptEntry[], system?: 
       messages.push({
         role: "tool",
         tool_call_id: entry.callId,
-        content: JSON.stringify(entry.error ? { status: entry.status, error: entry.error } : entry.result),
+        content: JSON.stringify(
+          entry.note
+            ? {
+                ...(entry.error ? { status: entry.status, error: entry.error } : { result: entry.result }),
+                note: entry.note,
+              }
+            : entry.error
+              ? { status: entry.status, error: entry.error }
+              : entry.result,
+        ),
       });
     }
     if (entry.role === "repair_notice") messages.push({ role: "user", content: entry.text });

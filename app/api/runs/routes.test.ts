@@ -105,6 +105,7 @@ describe("HTTP API error mapping (SPEC §5)", () => {
         expect.objectContaining({ name: "write_file" }),
         expect.objectContaining({ name: "read_file" }),
       ],
+      gates: [0],
     });
 
     const missing = await decide({ approve: false });

@@ -1,11 +1,14 @@
 import type { RunEnvironment } from "../run/run-environment";
 import type { RunRecord, RunStore } from "../run/run-store";
+import type { ToolRegistry } from "../tools/tool-registry";
 
 /** What the coordinator needs from its host. */
 export interface CoordinatorDependencies {
   store: RunStore;
   /** The environment a worker holding `claimToken` drives `run` with (model, tools, limits, …). */
   createEnvironment(run: RunRecord, claimToken: string): RunEnvironment;
+  /** The tools of `run`'s scenario (edited arguments are checked with them). */
+  registryOf(run: RunRecord): ToolRegistry;
   /** A fresh, unguessable claim token. */
   createClaimToken(): string;
   /** How long a claim holds before another instance may recover the run. */

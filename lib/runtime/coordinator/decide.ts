@@ -1,9 +1,11 @@
 import { declaresWrite } from "../declares-write";
-import { barrierOf, resumedEvent } from "../run/execute-step";
+import { type PreflightedCall, preflightCall } from "../preflight";
+import { barrierOf, gatesOf, resumedEvent } from "../run/execute-step";
 import { driveRun } from "../run/run-loop";
 import type { RunRecord } from "../run/run-store";
 import type { PendingTurn, RunStatus } from "../run/run-types";
-import { computeTurnDigest, digestsEqual } from "../turn-digest";
+import type { StepProgress } from "../run/suspended-state";
+import { canonicalJson, computeCallDigest, computeTurnDigest, digestsEqual } from "../turn-digest";
 import {
   type ClaimedRun,
   claimWaitingRun,
@@ -16,6 +18,7 @@ import {
 import type { CoordinatorDependencies } from "./coordinator-dependencies";
 import {
   type DecisionRefusedError,
+  InvalidDecisionError,
   NotAuditableError,
   NotWaitingError,
   SelfApprovalError,
@@ -29,7 +32,22 @@ export interface Decision {
   /** Who decides, by name (the audit shows it), and by user id when the host authenticated one. */
   actor: string;
   actorId?: string | null;
+  /** A denial's reply to the model: it reads it with the outcome in its next completion. */
   reason?: string | null;
+  /**
+   * Approvals only: the barrier call's arguments as the approver changed them.
+   * Checked like the model's (the tool's schema and preflight); the call runs
+   * with them, and the audit keeps both.
+   */
+  editedArguments?: Record<string, unknown> | null;
+  /** Approvals only: `turn` approves every gate of the pending turn, in order; `gate` (default) the barrier. */
+  scope?: "gate" | "turn";
+  /**
+   * Approvals only: later calls of the barrier's tool in this run need no
+   * approval ("always allow"); each is audited as an automatic approval
+   * pointing to this decision. Never reaches another run.
+   */
+  alwaysAllow?: boolean;
 }
 
 /** A decision that took effect, and the run's status once it was applied. */
@@ -86,21 +104,22 @@ export async function startDecision(
   const { pending } = decodeWaitingState(waiting);
   await refuseUnmatchableDigest(waiting, pending, decision);
   refuseSelfApproval(waiting, decision, dependencies);
+  const edit = checkVariant(waiting, pending, decision, dependencies);
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
   claimsInFlight?.add(runId);
   let applied: Awaited<ReturnType<typeof applyDecision>>;
   let claim: ClaimedRun;
   try {
     claim = await claimWaitingRun(waiting, "decision", dependencies, { isDecoded: true });
-    applied = await holdingClaim(store, runId, () => applyDecision(decision, claim, dependencies));
+    applied = await holdingClaim(store, runId, () => applyDecision(decision, edit, claim, dependencies));
   } finally {
     claimsInFlight?.delete(runId);
   }
-  const { environment, outcome, reason, started } = applied;
+  const { environment, outcome, reason, started, progress } = applied;
   const settled = driveRun(
     environment,
     resumeClaimedRun(
-      claim,
+      { ...claim, state: { ...claim.state, ...progress } },
       decision.approve ? { kind: "approve", started } : { kind: "deny", reason, actor: decision.actor },
     ),
   );
@@ -142,8 +161,55 @@ function refuseSelfApproval(
   }
 }
 
+/**
+ * What a decision's variant asks for, checked before anything is claimed: an
+ * edit or a whole-turn approval goes with an approval only, and edited
+ * arguments must pass the barrier tool's schema and preflight, exactly as the
+ * model's would. Returns the edited barrier call, preflighted, or null.
+ */
+function checkVariant(
+  waiting: RunRecord,
+  pending: PendingTurn,
+  decision: Decision,
+  dependencies: CoordinatorDependencies,
+): PreflightedCall | null {
+  const edited = decision.editedArguments ?? null;
+  if (!decision.approve && (edited !== null || decision.scope === "turn" || decision.alwaysAllow === true)) {
+    const field = edited !== null ? "editedArguments" : decision.scope === "turn" ? "scope" : "alwaysAllow";
+    throw new InvalidDecisionError(
+      waiting.id,
+      field,
+      "goes with an approval only; a denial changes nothing",
+      pending,
+    );
+  }
+  if (edited === null) return null;
+  const [barrier] = pending.calls;
+  if (!barrier) return null;
+  let text: string;
+  try {
+    text = canonicalJson(edited);
+  } catch (error) {
+    throw new InvalidDecisionError(waiting.id, "editedArguments", String(error), pending);
+  }
+  const registry = dependencies.registryOf(waiting);
+  const messages = registry.validateArguments(barrier.name, edited);
+  if (messages.length > 0) {
+    throw new InvalidDecisionError(waiting.id, "editedArguments", messages.join("; "), pending);
+  }
+  const call = preflightCall({ ...barrier, arguments: text }, registry);
+  if (call.problem)
+    throw new InvalidDecisionError(waiting.id, "editedArguments", call.problem.message, pending);
+  return call;
+}
+
 /** Gates 1 and 2, the audit and the announcement of a decision on a claimed run (SPEC §5 steps 4–7). */
-async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies: CoordinatorDependencies) {
+async function applyDecision(
+  decision: Decision,
+  edit: PreflightedCall | null,
+  claim: ClaimedRun,
+  dependencies: CoordinatorDependencies,
+) {
   const { store } = dependencies;
   const { run: claimed, claimToken, state } = claim;
   const runId = claimed.id;
@@ -160,6 +226,11 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
 
   const reason = decision.reason ?? null;
   const outcome: DecisionResult["outcome"] = decision.approve ? "executed" : "denied";
+  const barrier = barrierOf(state);
+  if (!barrier) throw new Error(`run ${runId} is not waiting at a barrier`);
+  const scope: "gate" | "turn" = decision.approve && decision.scope === "turn" ? "turn" : "gate";
+  const gates = scope === "turn" ? gatesOf(state) : [barrier.batchIndex];
+  const decisionId = crypto.randomUUID();
   const announcement = (audited: boolean) => ({
     type: "approval_decided" as const,
     payload: {
@@ -171,28 +242,49 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
       reason,
       audited,
       outcome,
+      decisionId,
+      scope,
+      gates,
+      editedArguments: edit?.arguments ?? null,
+      // A grant is stored with the audit row: an unaudited decision grants nothing.
+      allowTool: audited && decision.approve && decision.alwaysAllow === true ? barrier.name : null,
     },
   });
-  // The audit record, the announcement of the decision and an approved barrier's start go in one write.
-  const barrier = barrierOf(state);
-  const audited = await store.recordApproval(
-    {
-      runId,
-      turnDigest: expected,
-      approve: decision.approve,
-      actor: decision.actor,
-      actorId: decision.actorId ?? null,
-      reason,
-    },
-    {
-      claimToken,
-      event: announcement(true),
-      startBarrier:
-        decision.approve && barrier
-          ? { resumed: resumedEvent(state.stepIndex, { kind: "approve" }), batchIndex: barrier.batchIndex }
-          : undefined,
-    },
+  // One audit row per gate decided. It, the announcement of the decision and an approved
+  // barrier's start go in one write.
+  const records = await Promise.all(
+    gates.map(async (batchIndex) => {
+      const call = state.calls[batchIndex];
+      if (!call) throw new Error(`gate ${batchIndex} is not a call of step ${state.stepIndex}`);
+      const edited = batchIndex === barrier.batchIndex ? edit : null;
+      return {
+        runId,
+        turnDigest: expected,
+        approve: decision.approve,
+        actor: decision.actor,
+        actorId: decision.actorId ?? null,
+        reason,
+        decisionId,
+        kind: "decision" as const,
+        grantedBy: null,
+        scope,
+        batchIndex,
+        callId: call.id,
+        toolName: call.name,
+        arguments: call.arguments,
+        argumentsDigest: await computeCallDigest(call),
+        editedArguments: edited?.arguments ?? null,
+        editedDigest: edited ? await computeCallDigest(edited) : null,
+      };
+    }),
   );
+  const audited = await store.recordApproval(records, {
+    claimToken,
+    event: announcement(true),
+    startBarrier: decision.approve
+      ? { resumed: resumedEvent(state.stepIndex, { kind: "approve" }), batchIndex: barrier.batchIndex }
+      : undefined,
+  });
   const environment = dependencies.createEnvironment(claimed, claimToken);
   if (!audited) {
     if (decision.approve && declaresWrite(state.pending.calls, environment.registry)) {
@@ -204,7 +296,36 @@ async function applyDecision(decision: Decision, claim: ClaimedRun, dependencies
     });
     await store.appendEvent(runId, claimToken, announcement(false));
   }
-  return { environment, outcome, reason, started: audited && decision.approve };
+  const { allowTool } = announcement(audited).payload;
+  if (allowTool !== null) {
+    // Later steps of this run plan with the grant (an unaudited one grants nothing).
+    environment.allowances.current = {
+      ...environment.allowances.current,
+      [allowTool]: { decisionId, actor: decision.actor, actorId: decision.actorId ?? null },
+    };
+  }
+  const progress = decision.approve ? applyApproval(state, edit, gates.slice(1), decisionId) : {};
+  return { environment, outcome, reason, started: audited && decision.approve, progress };
+}
+
+/** The step as an approval leaves it: the barrier with its edited arguments, the later gates it approved. */
+function applyApproval(
+  state: StepProgress,
+  edit: PreflightedCall | null,
+  laterGates: readonly number[],
+  decisionId: string,
+): Partial<StepProgress> {
+  const original = edit ? state.calls[edit.batchIndex] : undefined;
+  return {
+    calls: edit
+      ? state.calls.map((call) => (call.batchIndex === edit.batchIndex ? edit : call))
+      : state.calls,
+    edits: original && edit ? { ...state.edits, [edit.batchIndex]: original.arguments } : state.edits,
+    approvedGates: {
+      ...state.approvedGates,
+      ...Object.fromEntries(laterGates.map((batchIndex) => [batchIndex, decisionId])),
+    },
+  };
 }
 
 /** Gives a refused run back to the waiting state, then throws the refusal. */

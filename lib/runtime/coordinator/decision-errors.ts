@@ -37,6 +37,17 @@ export class StaleApprovalTurnError extends DecisionRefusedError {
   }
 }
 
+/** A decision that cannot be applied as sent: it names what is wrong; nothing was claimed. */
+export class InvalidDecisionError extends DecisionRefusedError {
+  static override readonly brand: string = "InvalidDecisionError";
+  declare readonly code: "invalid_request";
+  readonly field: string;
+  constructor(runId: string, field: string, message: string, pending: PendingTurn | null) {
+    super("invalid_request", runId, `${field}: ${message}`, pending);
+    this.field = field;
+  }
+}
+
 /** The run is not waiting for a decision (claim lost, already decided, finished). */
 export class NotWaitingError extends DecisionRefusedError {
   static override readonly brand: string = "NotWaitingError";

@@ -44,6 +44,8 @@ describe("the run event catalogue", () => {
   it("reads rows written before payloads had versions: step_planned v1 gets its completion count", () => {
     const event = decodeRunEvent(RUN, stored("step_planned", plannedV1));
     expect(event).toMatchObject({ seq: 7, type: "step_planned", payload: { stepIndex: 2, modelCalls: 3 } });
+    // …and, through version 2, calls that no grant let through.
+    expect(event.payload).toMatchObject({ calls: [{ id: "c0", allowedBy: null }] });
   });
 
   it("reads a decision from before sign-in, which had no actorId", () => {
@@ -62,8 +64,43 @@ describe("the run event catalogue", () => {
     expect(event.payload).toMatchObject({ actor: "alice", actorId: null });
   });
 
+  it("reads a version 1 decision as one on the barrier alone, as shown, granting nothing", () => {
+    const event = decodeRunEvent(
+      RUN,
+      stored("approval_decided", {
+        stepIndex: 0,
+        turnDigest: "a".repeat(64),
+        approve: true,
+        actor: "alice",
+        actorId: "u-1",
+        reason: null,
+        audited: true,
+        outcome: "executed",
+      }),
+    );
+    expect(event.payload).toEqual({
+      stepIndex: 0,
+      turnDigest: "a".repeat(64),
+      approve: true,
+      actor: "alice",
+      actorId: "u-1",
+      reason: null,
+      audited: true,
+      outcome: "executed",
+      decisionId: null,
+      scope: "gate",
+      gates: [],
+      editedArguments: null,
+      allowTool: null,
+    });
+  });
+
   it("reads the current version as written", () => {
-    const payload = { ...plannedV1, modelCalls: 9 };
+    const payload = {
+      ...plannedV1,
+      modelCalls: 9,
+      calls: plannedV1.calls.map((call) => ({ ...call, allowedBy: null })),
+    };
     const event = decodeRunEvent(RUN, stored("step_planned", payload, RUN_EVENT_VERSIONS.step_planned));
     expect(event.payload).toEqual(payload);
   });

@@ -23,6 +23,7 @@ import {
 import type { NewStep } from "../run/run-store";
 import type { CallOutcome } from "../run/run-types";
 import type { SuspendedState } from "../run/suspended-state";
+import { toolAllowanceSchema } from "../run/tool-allowances";
 import { RESOURCE_CLASSES } from "../types";
 
 const stepIndex = z.number().int().min(0);
@@ -53,6 +54,8 @@ const payloadSchemas = {
         isGated: z.boolean(),
         status: callStatusSchema,
         error: runErrorSchema.nullable(),
+        /** The grant that let the call through without a decision ("always allow"); null otherwise. */
+        allowedBy: toolAllowanceSchema.nullable(),
       }),
     ),
   }),
@@ -83,6 +86,22 @@ const payloadSchemas = {
     /** False when the audit could not store it (only a decision that executes no write goes on). */
     audited: z.boolean(),
     outcome: z.enum(["executed", "denied"]),
+    /** The audit rows' shared id (null in version 1, before decisions had one). */
+    decisionId: z.string().nullable(),
+    /** `turn`: every gate of the pending turn is approved, in order. */
+    scope: z.enum(["gate", "turn"]),
+    /** The batchIndexes of the gates decided, the barrier first (empty in version 1). */
+    gates: z.array(z.number().int().min(0)),
+    /** The barrier's arguments as the approver changed them (canonical JSON); null when unchanged. */
+    editedArguments: z.string().nullable(),
+    /** The barrier's tool, when the approval also grants it for the rest of the run ("always allow"). */
+    allowTool: z.string().nullable(),
+  }),
+  /** A grant of a tool for the rest of the run was revoked: its calls need a decision again from the next step. */
+  tool_allowance_revoked: z.object({
+    toolName: z.string(),
+    actor: z.string(),
+    actorId: z.string().nullable(),
   }),
   /** A worker picked the run up at its barrier and applies `action` there. */
   run_resumed: z.object({ stepIndex, action: z.enum(["approve", "deny", "cancel_turn", "cancel_run"]) }),
@@ -123,7 +142,7 @@ export const RUN_EVENT_TYPES = Object.keys(payloadSchemas) as RunEventType[];
 /** The version each event type is written at. */
 export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
   run_started: 1,
-  step_planned: 2,
+  step_planned: 3,
   wave_started: 1,
   call_started: 1,
   call_settled: 1,
@@ -132,8 +151,9 @@ export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
   awaiting_approval: 1,
   run_claimed: 1,
   run_released: 1,
-  approval_decided: 1,
+  approval_decided: 2,
   run_resumed: 1,
+  tool_allowance_revoked: 1,
   run_recovered: 1,
   run_finished: 1,
 };
@@ -145,6 +165,26 @@ const UPGRADES: Partial<Record<RunEventType, Record<number, Upgrade>>> = {
   step_planned: {
     // Version 1 had no completion count. Every step then was one completion, so it is the step's ordinal.
     1: (payload) => ({ ...payload, modelCalls: Number(payload.stepIndex) + 1 }),
+    // Version 2 had no grants ("always allow"): no call was let through by one.
+    2: (payload) => ({
+      ...payload,
+      calls: Array.isArray(payload.calls)
+        ? payload.calls.map((call: unknown) =>
+            call !== null && typeof call === "object" ? { ...call, allowedBy: null } : call,
+          )
+        : payload.calls,
+    }),
+  },
+  approval_decided: {
+    // Version 1 decided the barrier alone, as it was shown, granting nothing.
+    1: (payload) => ({
+      ...payload,
+      decisionId: null,
+      scope: "gate",
+      gates: [],
+      editedArguments: null,
+      allowTool: null,
+    }),
   },
 };
 
@@ -205,6 +245,7 @@ export function stepPlannedEvent(step: NewStep, modelCalls: number): RunEventOf<
         isGated: call.isGated,
         status,
         error,
+        allowedBy: call.allowedBy ?? null,
       })),
     },
   };
@@ -232,7 +273,12 @@ export function callsInvalidatedEvent(
 export function awaitingApprovalEvent(state: SuspendedState): RunEventOf<"awaiting_approval"> {
   return {
     type: "awaiting_approval",
-    payload: { stepIndex: state.stepIndex, turnDigest: state.pending.turnDigest, calls: state.pending.calls },
+    payload: {
+      stepIndex: state.stepIndex,
+      turnDigest: state.pending.turnDigest,
+      calls: state.pending.calls,
+      ...(state.pending.gates ? { gates: state.pending.gates } : {}),
+    },
   };
 }
 

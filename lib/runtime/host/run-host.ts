@@ -86,6 +86,7 @@ export function createRunHost(options: RunHostOptions) {
       store,
       model: options.createModel(scenario),
       registry: createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals }),
+      allowances: { current: run.allowedTools },
       limits: run.limits,
       leaseMs: options.leaseMs,
       stepSignal: () => stepSignal(run.id),
@@ -98,6 +99,10 @@ export function createRunHost(options: RunHostOptions) {
   const coordinator: CoordinatorDependencies & { abortInProcess(runId: string): void } = {
     store,
     createEnvironment,
+    registryOf: (run) => {
+      const scenario = scenarioOf(run);
+      return createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals });
+    },
     createClaimToken: () => crypto.randomUUID(),
     leaseMs: options.leaseMs,
     requiresDistinctApprover: (run) =>
@@ -200,6 +205,13 @@ export function createRunHost(options: RunHostOptions) {
       return { status: await (await startCancel(runId, scope)).settled };
     },
     recoverExpiredRuns,
+    /**
+     * Revokes a run's grant of a tool ("always allow"), whoever holds the run:
+     * its calls wait for a decision again from the run's next step. False
+     * when the run has no such grant.
+     */
+    revokeToolAllowance: (runId: string, toolName: string, by: { actor: string; actorId: string | null }) =>
+      store.revokeToolAllowance(runId, toolName, by),
     /** Cancels and answers once the cancellation has taken effect; the run goes on in `settled`. */
     startCancelRun: startCancel,
     /** Aborts what this process has in flight for a run (a model call, tools) after a cancel elsewhere. */

@@ -17,6 +17,8 @@ export type TranscriptEntry =
       status: string;
       result: unknown;
       error: { code: string; message: string } | null;
+      /** Said to the model with the outcome: a person changed the call's arguments before approving it. */
+      note?: string;
     }
   | { role: "repair_notice"; text: string };
 

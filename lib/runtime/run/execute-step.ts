@@ -1,9 +1,14 @@
-import type { RunEventOf } from "../events/run-events";
+import { RuntimeError } from "../errors";
+import type { RunEvent, RunEventOf } from "../events/run-events";
+import type { PreflightedCall } from "../preflight";
 import { computeTurnDigest } from "../turn-digest";
 import { createSettleBatcher, executeCall, runStartedCall } from "./execute-call";
 import type { RunEnvironment } from "./run-environment";
+import { LostClaimError } from "./run-errors";
+import type { ApprovalRecord } from "./run-store";
 import type { CallOutcome, PendingTurn, RunError } from "./run-types";
 import { type StepProgress, SUSPENDED_STATE_VERSION } from "./suspended-state";
+import { automaticApprovals } from "./tool-allowances";
 
 /** What a worker that claimed a waiting run does with the barrier it waits at. */
 export type BarrierAction =
@@ -43,16 +48,26 @@ export async function executeStep(environment: RunEnvironment, progress: StepPro
     if (segment.kind === "barrier") {
       const cancelled = await store.takeCancelRequest(runId, environment.claimToken);
       if (cancelled) return cancelWith(cancelled);
+      const gate = current.calls[segment.batchIndex];
+      if (gate && current.approvedGates?.[segment.batchIndex] !== undefined) {
+        // Approved with an earlier gate of this turn: it runs without waiting again.
+        current = await runApprovedBarrier(environment, { ...current, nextSegment: index }, gate, []);
+        index = current.nextSegment - 1;
+        continue;
+      }
       await suspendAtBarrier(environment, { ...current, nextSegment: index });
       return { kind: "suspended" };
     }
     // A recovered wave runs only what had not settled before its worker was lost.
     const unsettled = segment.batchIndexes.filter((batchIndex) => !(String(batchIndex) in current.outcomes));
     // One write starts the whole wave, and refuses to while a cancel is pending: then the cancel is taken.
+    // Calls a grant let through are audited as automatic approvals in the write that starts them.
+    const approvals = await automaticApprovals(
+      runId,
+      unsettled.flatMap((batchIndex) => current.calls[batchIndex] ?? []),
+    );
     for (;;) {
-      const started = await store.startCalls(runId, environment.claimToken, current.stepIndex, unsettled, {
-        wave: true,
-      });
+      const started = await startWave(environment, current.stepIndex, unsettled, approvals);
       if (!("cancelPending" in started)) break;
       const cancelled = await store.takeCancelRequest(runId, environment.claimToken);
       if (cancelled) return cancelWith(cancelled);
@@ -137,7 +152,7 @@ export async function buildPendingTurn(progress: StepProgress): Promise<PendingT
     if (!call) throw new Error(`pending batchIndex ${batchIndex} is not a call of the step`);
     return { id: call.id, name: call.name, arguments: call.arguments, batchIndex };
   });
-  return { turnDigest: await computeTurnDigest(calls), calls };
+  return { turnDigest: await computeTurnDigest(calls), calls, gates: gatesOf(progress) };
 }
 
 async function suspendAtBarrier(environment: RunEnvironment, progress: StepProgress): Promise<void> {
@@ -149,12 +164,56 @@ async function suspendAtBarrier(environment: RunEnvironment, progress: StepProgr
   });
 }
 
+/**
+ * Starts a wave's calls in one write, with the automatic approvals of those a
+ * grant let through. When that audit cannot be stored, nothing starts and
+ * the run fails `audit_failed`: a call is never let through unaudited.
+ */
+async function startWave(
+  environment: RunEnvironment,
+  stepIndex: number,
+  batchIndexes: readonly number[],
+  approvals: readonly ApprovalRecord[],
+) {
+  try {
+    return await environment.store.startCalls(
+      environment.runId,
+      environment.claimToken,
+      stepIndex,
+      batchIndexes,
+      {
+        wave: true,
+        ...(approvals.length > 0 ? { approvals } : {}),
+      },
+    );
+  } catch (error) {
+    if (approvals.length === 0 || LostClaimError.isInstance(error)) throw error;
+    throw new RuntimeError(
+      "audit_failed",
+      `The automatic approval of ${approvals.map((row) => row.toolName).join(", ")} could not be recorded in the audit log, so nothing was executed.`,
+      { cause: error },
+    );
+  }
+}
+
 /** The event that says a worker picked a run up at its barrier to apply `action`. */
 export function resumedEvent(stepIndex: number, action: BarrierAction): RunEventOf<"run_resumed"> {
   return {
     type: "run_resumed",
     payload: { stepIndex, action: action.kind === "cancel" ? `cancel_${action.scope}` : action.kind },
   };
+}
+
+/** The batchIndexes of the gates from the step's next segment on, in order: the barrier first. */
+export function gatesOf(progress: StepProgress): number[] {
+  return progress.plan.segments
+    .slice(progress.nextSegment)
+    .flatMap((segment) => (segment.kind === "barrier" ? [segment.batchIndex] : []));
+}
+
+/** What the model is told with the outcome of a call whose arguments a person changed before approving it. */
+export function describeEdit(executedArguments: string): string {
+  return `A person changed this call's arguments before approving it; it ran with ${executedArguments}.`;
 }
 
 /** The call a step stopped at waits for a decision: the barrier of its next segment. */
@@ -197,14 +256,29 @@ export async function resolveBarrier(
       { status: "denied", result: null, error: { code: "denied", message: `Denied: ${message}.` } },
     );
   }
-  const outcome = action.started
-    ? await runStartedCall(
-        environment,
-        barrier,
-        environment.stepSignal(),
-        createSettleBatcher(environment, progress.stepIndex),
-      )
-    : await executeCall(environment, progress.stepIndex, barrier, environment.stepSignal(), [resumed]);
+  return runApprovedBarrier(environment, progress, barrier, action.started ? "started" : [resumed]);
+}
+
+/**
+ * Runs an approved barrier alone, its start stored first (or already stored,
+ * `"started"`, by the write that audited its approval); the calls after it
+ * go on only if it succeeded, and are invalidated otherwise (SPEC §4).
+ */
+async function runApprovedBarrier(
+  environment: RunEnvironment,
+  progress: StepProgress,
+  barrier: PreflightedCall,
+  start: "started" | readonly RunEvent[],
+): Promise<StepProgress> {
+  const outcome =
+    start === "started"
+      ? await runStartedCall(
+          environment,
+          barrier,
+          environment.stepSignal(),
+          createSettleBatcher(environment, progress.stepIndex),
+        )
+      : await executeCall(environment, progress.stepIndex, barrier, environment.stepSignal(), start);
   const after: StepProgress = {
     ...progress,
     nextSegment: progress.nextSegment + 1,

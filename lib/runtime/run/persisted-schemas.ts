@@ -92,6 +92,9 @@ export const preflightedCallSchema = z.object({
   effect: z.enum(EFFECTS),
   isGated: z.boolean(),
   problem: problemSchema.nullable(),
+  allowedBy: z
+    .object({ decisionId: z.string(), actor: z.string(), actorId: z.string().nullable() })
+    .optional(),
 }) satisfies z.ZodType<PreflightedCall>;
 
 export const transcriptEntrySchema = z.discriminatedUnion("role", [
@@ -105,6 +108,7 @@ export const transcriptEntrySchema = z.discriminatedUnion("role", [
     status: z.string(),
     result: z.unknown(),
     error: runErrorSchema.nullable(),
+    note: z.string().optional(),
   }),
   z.object({ role: z.literal("repair_notice"), text: z.string() }),
 ]) satisfies z.ZodType<TranscriptEntry>;
@@ -112,6 +116,7 @@ export const transcriptEntrySchema = z.discriminatedUnion("role", [
 export const pendingTurnSchema = z.object({
   turnDigest: z.string().regex(/^[0-9a-f]{64}$/),
   calls: z.array(toolCallSchema).min(1),
+  gates: z.array(z.number().int().min(0)).optional(),
 }) satisfies z.ZodType<PendingTurn>;
 
 /** The first problem zod found, as `path: message`, for errors that name what is wrong. */

@@ -6,6 +6,7 @@ import type { RunEnvironment } from "./run-environment";
 import type { CallOutcome } from "./run-types";
 import { computeStepMetrics } from "./step-metrics";
 import type { StepProgress } from "./suspended-state";
+import { markAllowedCalls, withAllowances } from "./tool-allowances";
 
 /** Where the run stands between steps. */
 export interface Between {
@@ -54,7 +55,11 @@ export async function planNextStep(environment: RunEnvironment, between: Between
   const modelCalls = between.modelCalls + 1;
   const stepIndex = between.nextStepIndex;
   const calls = normalizeCalls(completion.calls, stepIndex);
-  const { plan, calls: preflighted } = calls.length === 0 ? EMPTY_BATCH : planBatch(calls, registry, limits);
+  const allowances = environment.allowances.current;
+  const planned =
+    calls.length === 0 ? EMPTY_BATCH : planBatch(calls, withAllowances(registry, allowances), limits);
+  const { plan } = planned;
+  const preflighted = markAllowedCalls(calls, planned.calls, registry, allowances);
   const transcript: TranscriptEntry[] = [
     ...between.transcript,
     { role: "assistant", text: completion.text, calls },

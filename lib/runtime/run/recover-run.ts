@@ -3,7 +3,7 @@ import type { TranscriptEntry } from "../model/model";
 import { preflightCall } from "../preflight";
 import type { RunView, StepView } from "../view/run-view";
 import { foldRunEvents } from "../view/run-view";
-import { type BarrierAction, invalidateRemaining } from "./execute-step";
+import { type BarrierAction, describeEdit, invalidateRemaining } from "./execute-step";
 import { formatRepairNotice } from "./plan-next-step";
 import type { RunEnvironment } from "./run-environment";
 import { LostClaimError } from "./run-errors";
@@ -123,6 +123,11 @@ async function resumeAtBarrier(
         reason: audited.reason,
         audited: true,
         outcome: audited.approve ? "executed" : "denied",
+        decisionId: audited.decisionId,
+        scope: audited.scope,
+        gates: audited.batchIndex === null ? [] : [audited.batchIndex],
+        editedArguments: audited.editedArguments,
+        allowTool: null,
       },
     });
   }
@@ -251,12 +256,26 @@ function progressOf(
   return {
     stepIndex: step.index,
     // Preflight is pure: the same registry gives the same parsed arguments, effects and gates.
-    calls: step.calls.map((call) =>
-      preflightCall(
-        { id: call.id, name: call.name, arguments: call.arguments, batchIndex: call.batchIndex },
+    // A call an approver changed runs with what they changed it to; a call a grant let through
+    // keeps it, so its start is audited as an automatic approval.
+    calls: step.calls.map((call) => {
+      const preflighted = preflightCall(
+        {
+          id: call.id,
+          name: call.name,
+          arguments: call.editedArguments ?? call.arguments,
+          batchIndex: call.batchIndex,
+        },
         environment.registry,
+      );
+      return call.allowedBy ? { ...preflighted, isGated: false, allowedBy: call.allowedBy } : preflighted;
+    }),
+    edits: Object.fromEntries(
+      step.calls.flatMap((call) =>
+        call.editedArguments === null ? [] : [[call.batchIndex, call.arguments]],
       ),
     ),
+    approvedGates: step.approvedGates,
     plan: step.plan,
     nextSegment,
     completedWaves: segments.slice(0, nextSegment).filter((segment) => segment.kind === "wave").length,
@@ -301,6 +320,7 @@ export function rebuildTranscript(
         status: settled ? call.status : "not_dispatched",
         result: settled ? call.result : null,
         error: settled ? call.error : null,
+        ...(call.editedArguments === null ? {} : { note: describeEdit(call.editedArguments) }),
       });
     }
   }

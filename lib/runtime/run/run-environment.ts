@@ -3,6 +3,7 @@ import type { ToolRegistry } from "../tools/tool-registry";
 import type { ToolContext } from "../tools/workspace";
 import type { Limits } from "../types";
 import type { RunStore } from "./run-store";
+import type { ToolAllowances } from "./tool-allowances";
 
 /** Everything a worker needs to drive one run it has claimed. */
 export interface RunEnvironment {
@@ -11,6 +12,8 @@ export interface RunEnvironment {
   store: RunStore;
   model: Model;
   registry: ToolRegistry;
+  /** The run's grants ("always allow") as this worker last read them: planning consults them. */
+  allowances: { current: ToolAllowances };
   limits: Limits;
   /** How long the claim's lease lasts; the worker renews it every third of that while it drives the run. */
   leaseMs: number;

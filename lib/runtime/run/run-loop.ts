@@ -1,6 +1,6 @@
 import { RuntimeError } from "../errors";
 import type { TranscriptEntry } from "../model/model";
-import { type BarrierAction, executeStep, resolveBarrier } from "./execute-step";
+import { type BarrierAction, describeEdit, executeStep, resolveBarrier } from "./execute-step";
 import { type Between, planNextStep } from "./plan-next-step";
 import type { RunEnvironment } from "./run-environment";
 import { LostClaimError, RepairExhaustedError } from "./run-errors";
@@ -154,12 +154,14 @@ async function completeStep(
     completedWaves: progress.completedWaves,
     invalidatedCount: outcomes.filter((outcome) => outcome.status === "invalidated").length,
   });
-  const { cancelPending } = await environment.store.finishStep(
+  const { cancelPending, allowedTools } = await environment.store.finishStep(
     environment.runId,
     environment.claimToken,
     progress.stepIndex,
     metrics,
   );
+  // A grant revoked while this step ran applies from the next one.
+  environment.allowances.current = allowedTools;
   const results: TranscriptEntry[] = progress.calls.map((call) => {
     const outcome = progress.outcomes[call.batchIndex] ?? {
       status: "not_dispatched",
@@ -174,6 +176,7 @@ async function completeStep(
       status: outcome.status,
       result: outcome.result,
       error: outcome.error,
+      ...(progress.edits?.[call.batchIndex] !== undefined ? { note: describeEdit(call.arguments) } : {}),
     };
   });
   return { transcript: [...progress.transcript, ...results], cancelPending };

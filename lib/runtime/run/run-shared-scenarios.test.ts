@@ -157,6 +157,15 @@ describe(`shared scenarios through the CLI code path (in memory)`, () => {
         outcome: "executed",
         audited: true,
         decidedAt: expect.any(String),
+        decisionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        kind: "decision",
+        scope: "gate",
+        batchIndex: 0,
+        toolName: "write_file",
+        arguments: report.steps[0]?.calls[0]?.arguments,
+        argumentsDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
+        editedArguments: null,
+        editedDigest: null,
       },
     ]);
     expectConsistentSeqs(report);

@@ -5,8 +5,9 @@
  * else. Import it from a test file and call it inside the file's scope.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunEventOf } from "../events/run-events";
 import { LostClaimError } from "./run-errors";
-import type { NewRun, NewStep, RunStore } from "./run-store";
+import type { ApprovalRecord, NewRun, NewStep, RunStore } from "./run-store";
 import { SUSPENDED_STATE_VERSION, type SuspendedState } from "./suspended-state";
 
 export interface StoreUnderTest {
@@ -91,6 +92,59 @@ const STATE: SuspendedState = {
   pending: TURN,
 };
 
+const DECISION_ID = "0b7e7c1e-5d6a-4c8e-9f2a-1d3b5c7e9f00";
+
+/** An audit row for the barrier of {@link TURN}, approved unless `overrides` say otherwise. */
+function gateRow(runId: string, overrides: Partial<ApprovalRecord>): ApprovalRecord {
+  return {
+    runId,
+    turnDigest: TURN.turnDigest,
+    approve: true,
+    actor: "alice",
+    actorId: null,
+    reason: null,
+    decisionId: "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+    kind: "decision",
+    grantedBy: null,
+    scope: "gate",
+    batchIndex: 1,
+    callId: "c1",
+    toolName: "write_file",
+    arguments: "{}",
+    argumentsDigest: "d".repeat(64),
+    editedArguments: null,
+    editedDigest: null,
+    ...overrides,
+  };
+}
+
+function decidedEvent({
+  approve,
+  actor,
+}: {
+  approve: boolean;
+  actor: string;
+}): RunEventOf<"approval_decided"> {
+  return {
+    type: "approval_decided",
+    payload: {
+      stepIndex: 0,
+      turnDigest: TURN.turnDigest,
+      approve,
+      actor,
+      actorId: null,
+      reason: null,
+      audited: true,
+      outcome: approve ? "executed" : "denied",
+      decisionId: null,
+      scope: "gate",
+      gates: [1],
+      editedArguments: null,
+      allowTool: null,
+    },
+  };
+}
+
 const released = { type: "run_released" as const, payload: { stepIndex: 0, ...TURN, refusal: "stale_turn" } };
 
 export function describeRunStoreContract(label: string, open: () => Promise<StoreUnderTest>) {
@@ -128,6 +182,7 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
           state: null,
           startedById: "user-1",
           leaseExpired: false,
+          allowedTools: {},
         });
         const events = await store.readEvents(run.id, 0);
         expect(events).toEqual([
@@ -253,9 +308,15 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         expect(await store.startCalls(run.id, run.claimToken, 0, [1], { wave: false })).toEqual({
           seqs: [3],
         });
-        expect(await store.finishStep(run.id, run.claimToken, 0, METRICS)).toEqual({ cancelPending: "turn" });
+        expect(await store.finishStep(run.id, run.claimToken, 0, METRICS)).toEqual({
+          cancelPending: "turn",
+          allowedTools: {},
+        });
         expect(await store.takeCancelRequest(run.id, run.claimToken)).toBe("turn");
-        expect(await store.finishStep(run.id, run.claimToken, 0, METRICS)).toEqual({ cancelPending: null });
+        expect(await store.finishStep(run.id, run.claimToken, 0, METRICS)).toEqual({
+          cancelPending: null,
+          allowedTools: {},
+        });
       }));
 
     it("records a step with its calls and completion count, announced as step_planned", () =>
@@ -465,37 +526,42 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         expect(await store.requestCancel(run.id, "run")).toBe(false);
       }));
 
-    it("keeps every approval in order, with who decided and when, each announced in the same write", () =>
+    it("keeps every approval row in order, with who decided what and when, each decision announced in the same write", () =>
       withStore(async (store) => {
         const run = await waitingRun(store);
         const claimed = await store.claimWaitingRun(run.id, "holder", 60_000, "decision");
         expect(claimed).not.toBeNull();
-        const decision = { runId: run.id, turnDigest: TURN.turnDigest, actorId: null, reason: null };
         const announce = (approve: boolean, actor: string) => ({
           claimToken: "holder",
-          event: {
-            type: "approval_decided" as const,
-            payload: {
-              stepIndex: 0,
-              turnDigest: TURN.turnDigest,
-              approve,
-              actor,
-              actorId: null,
-              reason: null,
-              audited: true,
-              outcome: approve ? ("executed" as const) : ("denied" as const),
-            },
-          },
+          event: decidedEvent({ approve, actor }),
         });
         expect(
           await store.recordApproval(
-            { ...decision, approve: false, actor: "bob", reason: "no" },
+            [gateRow(run.id, { approve: false, actor: "bob", reason: "no" })],
             announce(false, "bob"),
           ),
         ).toBe(true);
+        // One decision on two gates, the first edited: a row per gate, one decision id.
+        const edited = { editedArguments: '{"path":"b.txt"}', editedDigest: "e".repeat(64) };
         expect(
           await store.recordApproval(
-            { ...decision, approve: true, actor: "alice", actorId: "u-1" },
+            [
+              gateRow(run.id, {
+                actor: "alice",
+                actorId: "u-1",
+                decisionId: DECISION_ID,
+                scope: "turn",
+                ...edited,
+              }),
+              gateRow(run.id, {
+                actor: "alice",
+                actorId: "u-1",
+                decisionId: DECISION_ID,
+                scope: "turn",
+                batchIndex: 2,
+                callId: "c2",
+              }),
+            ],
             announce(true, "alice"),
           ),
         ).toBe(true);
@@ -505,27 +571,31 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         expect(decided.map((event) => event.payload)).toMatchObject([{ actor: "bob" }, { actor: "alice" }]);
         // A holder that lost its claim neither audits nor announces.
         await expect(
-          store.recordApproval(
-            { ...decision, approve: true, actor: "mallory" },
-            { ...announce(true, "m"), claimToken: "stale" },
-          ),
+          store.recordApproval([gateRow(run.id, { actor: "mallory" })], {
+            ...announce(true, "m"),
+            claimToken: "stale",
+          }),
         ).rejects.toSatisfy(isLostClaim);
-        const approvals = await store.listApprovals(run.id);
-        expect(approvals).toEqual([
+        const { runId: _, ...stored } = gateRow(run.id, {});
+        expect(await store.listApprovals(run.id)).toEqual([
+          { ...stored, approve: false, actor: "bob", reason: "no", decidedAt: expect.any(String) },
           {
-            turnDigest: TURN.turnDigest,
-            approve: false,
-            actor: "bob",
-            actorId: null,
-            reason: "no",
+            ...stored,
+            actor: "alice",
+            actorId: "u-1",
+            decisionId: DECISION_ID,
+            scope: "turn",
+            ...edited,
             decidedAt: expect.any(String),
           },
           {
-            turnDigest: TURN.turnDigest,
-            approve: true,
+            ...stored,
             actor: "alice",
             actorId: "u-1",
-            reason: null,
+            decisionId: DECISION_ID,
+            scope: "turn",
+            batchIndex: 2,
+            callId: "c2",
             decidedAt: expect.any(String),
           },
         ]);
@@ -536,20 +606,10 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         const run = await waitingRun(store);
         expect(await store.claimWaitingRun(run.id, "holder", 60_000, "decision")).not.toBeNull();
         const before = (await store.readEvents(run.id, 0)).length;
-        const approval = {
-          runId: run.id,
-          turnDigest: TURN.turnDigest,
-          approve: true,
-          actor: "alice",
-          actorId: null,
-          reason: null,
-        };
+        const approval = [gateRow(run.id, { actor: "alice" })];
         const announce = (claimToken: string) => ({
           claimToken,
-          event: {
-            type: "approval_decided" as const,
-            payload: { ...approval, stepIndex: 0, audited: true, outcome: "executed" as const },
-          },
+          event: decidedEvent({ approve: true, actor: "alice" }),
           startBarrier: {
             resumed: { type: "run_resumed" as const, payload: { stepIndex: 0, action: "approve" as const } },
             batchIndex: 1,
@@ -574,6 +634,55 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
             { batchIndex: 1, outcome: { status: "ok", result: null, error: null } },
           ]),
         ).toEqual([before + 4]);
+      }));
+
+    it("grants a tool with an approval, audits each call it lets through as it starts, and revokes it", () =>
+      withStore(async (store) => {
+        const run = await waitingRun(store);
+        expect(await store.claimWaitingRun(run.id, "holder", 60_000, "decision")).not.toBeNull();
+        const granting = decidedEvent({ approve: true, actor: "alice" });
+        granting.payload.decisionId = DECISION_ID;
+        granting.payload.allowTool = "write_file";
+        expect(
+          await store.recordApproval([gateRow(run.id, { decisionId: DECISION_ID })], {
+            claimToken: "holder",
+            event: granting,
+          }),
+        ).toBe(true);
+        const grant = { decisionId: DECISION_ID, actor: "alice", actorId: null };
+        expect((await store.getRun(run.id))?.allowedTools).toEqual({ write_file: grant });
+        // A call the grant lets through is audited in the write that starts it, and only if it starts.
+        const automatic = gateRow(run.id, {
+          kind: "automatic",
+          grantedBy: DECISION_ID,
+          decisionId: "7a1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+        });
+        await expect(
+          store.startCalls(run.id, "stale", 0, [1], { wave: true, approvals: [automatic] }),
+        ).rejects.toSatisfy(isLostClaim);
+        await store.startCalls(run.id, "holder", 0, [1], { wave: true, approvals: [automatic] });
+        const rows = await store.listApprovals(run.id);
+        expect(rows.map((row) => [row.kind, row.grantedBy])).toEqual([
+          ["decision", null],
+          ["automatic", DECISION_ID],
+        ]);
+        expect((await store.finishStep(run.id, "holder", 0, METRICS)).allowedTools).toEqual({
+          write_file: grant,
+        });
+        // Revoked whoever holds the run; the next step's finish says it is gone.
+        expect(await store.revokeToolAllowance(run.id, "write_file", { actor: "bob", actorId: "u-2" })).toBe(
+          true,
+        );
+        expect(await store.revokeToolAllowance(run.id, "write_file", { actor: "bob", actorId: "u-2" })).toBe(
+          false,
+        );
+        expect((await store.finishStep(run.id, "holder", 0, METRICS)).allowedTools).toEqual({});
+        const revoked = (await store.readEvents(run.id, 0)).filter(
+          (event) => event.type === "tool_allowance_revoked",
+        );
+        expect(revoked.map((event) => event.payload)).toEqual([
+          { toolName: "write_file", actor: "bob", actorId: "u-2" },
+        ]);
       }));
 
     it("stores copies: changing what was passed in or read out changes nothing stored", () =>

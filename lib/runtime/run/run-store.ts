@@ -3,6 +3,7 @@ import type { PreflightedCall } from "../preflight";
 import type { Limits, Plan } from "../types";
 import type { CallOutcome, CallStatus, RunError, RunStatus, StepMetrics } from "./run-types";
 import type { SuspendedState } from "./suspended-state";
+import type { ToolAllowances } from "./tool-allowances";
 
 /** A run as the runtime needs it. `state` is raw: decode it with `decodeSuspendedState`. */
 export interface RunRecord {
@@ -17,6 +18,8 @@ export interface RunRecord {
   startedById: string | null;
   /** True when the run is RUNNING and its claim's lease has run out: its worker is gone. */
   leaseExpired: boolean;
+  /** Tools granted for the rest of the run ("always allow"), by name. */
+  allowedTools: ToolAllowances;
 }
 
 /** A run this worker has just taken over, and the claim it now holds. */
@@ -46,19 +49,61 @@ export interface NewStep {
   calls: Array<{ call: PreflightedCall; status: CallStatus; error: RunError | null }>;
 }
 
-/** One decision for the append-only audit (SPEC §5). */
+/**
+ * One row of the append-only audit (SPEC §5): a decision on one gate. A
+ * decision that approves every gate of a turn writes a row per gate, sharing
+ * its `decisionId`.
+ */
 export interface ApprovalRecord {
   runId: string;
+  /** The digest of the whole pending turn the decision was bound to. */
   turnDigest: string;
   approve: boolean;
   /** Who decided, by name, and by user id when the host knows one (null in headless runs). */
   actor: string;
   actorId: string | null;
+  /** A denial's reply to the model (shown to it in the next completion). */
   reason: string | null;
+  /** Shared by every row one decision wrote. */
+  decisionId: string;
+  /** A person's (or a scenario's) `decision`; an `expiry` of the wait; an `automatic` approval under a grant. */
+  kind: (typeof APPROVAL_KINDS)[number];
+  /** For an automatic approval: the decision that granted it. */
+  grantedBy: string | null;
+  /** `gate`: the barrier alone; `turn`: every gate of the pending turn, in order. */
+  scope: "gate" | "turn";
+  /** The gate this row decides: its batchIndex, call id and tool. */
+  batchIndex: number;
+  callId: string;
+  toolName: string;
+  /** The gate's arguments as they were shown, and the digest of the call with them. */
+  arguments: string;
+  argumentsDigest: string;
+  /** The arguments the approver changed them to, and the digest of the call with those; null when unchanged. */
+  editedArguments: string | null;
+  editedDigest: string | null;
 }
 
+export const APPROVAL_KINDS = ["decision", "expiry", "automatic"] as const;
+
+/** A stored audit row's kind, checked: an unknown one is a damaged row, never guessed at. */
+export function decodeApprovalKind(stored: string): ApprovalRecord["kind"] {
+  const kind = APPROVAL_KINDS.find((known) => known === stored);
+  if (!kind) throw new Error(`an approvals row has an unknown kind ${JSON.stringify(stored)}`);
+  return kind;
+}
+
+/** What rows written before decisions named their gate do not have (null there). */
+type NamedGate = "decisionId" | "batchIndex" | "callId" | "toolName" | "arguments" | "argumentsDigest";
+
 /** An audited decision as stored, with the time it was recorded (ISO). */
-export interface StoredApproval extends Omit<ApprovalRecord, "runId"> {
+export interface StoredApproval extends Omit<ApprovalRecord, "runId" | NamedGate> {
+  decisionId: string | null;
+  batchIndex: number | null;
+  callId: string | null;
+  toolName: string | null;
+  arguments: string | null;
+  argumentsDigest: string | null;
   decidedAt: string;
 }
 
@@ -102,7 +147,12 @@ export interface RunStore {
     claimToken: string,
     stepIndex: number,
     batchIndexes: readonly number[],
-    options: { wave: boolean; first?: readonly RunEvent[] },
+    options: {
+      wave: boolean;
+      first?: readonly RunEvent[];
+      /** Automatic approvals of started calls (by their `batchIndex`), audited in the same write. */
+      approvals?: readonly ApprovalRecord[];
+    },
   ): Promise<{ seqs: number[] } | { cancelPending: "turn" | "run" }>;
   /** Stores calls' outcomes and their `call_settled` events in one write; returns the seqs (their `settleSeq`s) in order. */
   settleCalls(
@@ -119,13 +169,26 @@ export interface RunStore {
     outcomes: Array<{ batchIndex: number; outcome: CallOutcome }>,
     reason: string,
   ): Promise<void>;
-  /** Stores the step's final metrics and emits `step_finished`; says whether a cancel is pending (without taking it). */
+  /**
+   * Stores the step's final metrics and emits `step_finished`; says whether a
+   * cancel is pending (without taking it), and which tools are granted now
+   * (a grant revoked meanwhile is gone).
+   */
   finishStep(
     runId: string,
     claimToken: string,
     stepIndex: number,
     metrics: StepMetrics,
-  ): Promise<{ cancelPending: "turn" | "run" | null }>;
+  ): Promise<{ cancelPending: "turn" | "run" | null; allowedTools: ToolAllowances }>;
+  /**
+   * Revokes a run's grant of `toolName` and emits `tool_allowance_revoked`,
+   * whoever holds the run; false when the run has no such grant.
+   */
+  revokeToolAllowance(
+    runId: string,
+    toolName: string,
+    by: { actor: string; actorId: string | null },
+  ): Promise<boolean>;
   /** RUNNING → WAITING_FOR_APPROVAL with the state; claim cleared; emits `awaiting_approval`. */
   suspendRun(runId: string, claimToken: string, state: SuspendedState): Promise<void>;
   /** RUNNING → a final status; claim cleared; state kept; emits `run_finished`. */
@@ -173,16 +236,18 @@ export interface RunStore {
    */
   claimExpiredRuns(options: { leaseMs: number; limit: number; runId?: string }): Promise<ClaimedRunRecord[]>;
   /**
-   * Appends to the approvals audit and, in the same write, announces the
-   * decision (`announce`, as the holder of the claim) and, for an approval,
-   * starts the barrier call (`announce.startBarrier`: its `run_resumed`, then
-   * its `call_started`, the call marked running as by `startCalls`). False
-   * when the audit could not store it, and then nothing is announced or
-   * started. Throws only `LostClaimError` (nothing stored) when the claim is
-   * no longer held.
+   * Appends a decision's rows (one per gate it decides) to the approvals
+   * audit and, in the same write: announces the decision (`announce`, as the
+   * holder of the claim); for an approval, starts the barrier call
+   * (`announce.startBarrier`: its `run_resumed`, then its `call_started`, the
+   * call marked running as by `startCalls`); when the event names
+   * `allowTool`, grants that tool for the rest of the run, as this decision.
+   * False when the audit could not store it, and then nothing is announced,
+   * started or granted. Throws only `LostClaimError` (nothing stored) when
+   * the claim is no longer held.
    */
   recordApproval(
-    record: ApprovalRecord,
+    records: readonly ApprovalRecord[],
     announce: {
       claimToken: string;
       event: RunEventOf<"approval_decided">;

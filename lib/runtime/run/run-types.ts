@@ -33,6 +33,12 @@ export interface CallOutcome {
 export interface PendingTurn {
   turnDigest: string;
   calls: Array<{ id: string; name: string; arguments: string; batchIndex: number }>;
+  /**
+   * The batchIndexes of the turn's gates (approval-gated calls), in order: the
+   * barrier first. Absent from turns stored before gates were listed, where
+   * only the barrier is known. Not part of the digest: the calls are.
+   */
+  gates?: number[];
 }
 
 /** Per-step metrics of SPEC §4, exactly the report's `metrics` shape (SPEC §8). */

@@ -36,6 +36,10 @@ const stepProgressSchema = z.object({
   /** Settled outcomes by batchIndex (JSON object keys are strings). */
   outcomes: z.record(z.string(), callOutcomeSchema),
   transcript: z.array(transcriptEntrySchema),
+  /** Gates after the barrier that a decision approved with it (batchIndex → decision id): they run without waiting. */
+  approvedGates: z.record(z.string(), z.string()).optional(),
+  /** Calls whose arguments an approver changed (batchIndex → the arguments the model sent). */
+  edits: z.record(z.string(), z.string()).optional(),
 });
 export type StepProgress = z.infer<typeof stepProgressSchema>;
 

@@ -32,14 +32,20 @@ export function createFaultRegistry(): FaultRegistry {
 
 /**
  * The store, failing as armed: the next armed approval records are refused
- * (the audit is unavailable), and the next armed writes of call outcomes
- * fail. Nothing of a refused write is stored.
+ * (the audit is unavailable), and so are starts of calls that carry
+ * automatic approvals; the next armed writes of call outcomes fail. Nothing
+ * of a refused write is stored.
  */
 export function withInjectedFaults(store: RunStore, faults: FaultRegistry): RunStore {
   return {
     ...store,
     async recordApproval(record, announce) {
       return faults.take("approvals") ? false : store.recordApproval(record, announce);
+    },
+    async startCalls(runId, claimToken, stepIndex, batchIndexes, options) {
+      if (options.approvals?.length && faults.take("approvals"))
+        throw new Error("injected fault: the audit could not store the automatic approvals");
+      return store.startCalls(runId, claimToken, stepIndex, batchIndexes, options);
     },
     async settleCalls(...args) {
       if (faults.take("steps")) throw new Error("injected fault: the step record could not be stored");

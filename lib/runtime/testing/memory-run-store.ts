@@ -111,6 +111,7 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
           state: null,
           startedById: newRun.startedBy?.id ?? null,
           leaseExpired: false,
+          allowedTools: {},
         },
         name: newRun.name,
         claimToken: newRun.claimToken,
@@ -172,6 +173,10 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       const run = held(runId, claimToken);
       if (options.wave && run.cancelRequested) return { cancelPending: run.cancelRequested };
       const stored = batchIndexes.map((batchIndex) => call(run, stepIndex, batchIndex));
+      const decidedAt = new Date(now()).toISOString();
+      for (const { runId: _, ...approval } of options.approvals ?? []) {
+        if (batchIndexes.includes(approval.batchIndex)) run.approvals.push({ ...copy(approval), decidedAt });
+      }
       for (const event of options.first ?? []) append(run, event);
       if (options.wave) {
         append(run, { type: "wave_started", payload: { stepIndex, batchIndexes: [...batchIndexes] } });
@@ -219,7 +224,16 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
     async finishStep(runId, claimToken, stepIndex, metrics) {
       const run = held(runId, claimToken);
       append(run, { type: "step_finished", payload: { stepIndex, metrics } });
-      return { cancelPending: run.cancelRequested };
+      return { cancelPending: run.cancelRequested, allowedTools: copy(run.record.allowedTools) };
+    },
+
+    async revokeToolAllowance(runId, toolName, by) {
+      const run = runs.get(runId);
+      if (!run || !Object.hasOwn(run.record.allowedTools, toolName)) return false;
+      const { [toolName]: _, ...rest } = run.record.allowedTools;
+      run.record = { ...run.record, allowedTools: rest };
+      append(run, { type: "tool_allowance_revoked", payload: { toolName, ...by } });
+      return true;
     },
 
     async suspendRun(runId, claimToken, state) {
@@ -315,12 +329,21 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       });
     },
 
-    async recordApproval({ runId, ...approval }, announce) {
-      const run = runs.get(runId);
-      if (!run) return false;
+    async recordApproval(records, announce) {
+      const runId = records[0]?.runId;
+      const run = runId === undefined ? undefined : runs.get(runId);
+      if (!run || runId === undefined) return false;
       const holder = held(runId, announce.claimToken);
-      run.approvals.push({ ...copy(approval), decidedAt: new Date(now()).toISOString() });
+      const decidedAt = new Date(now()).toISOString();
+      for (const { runId: _, ...approval } of records) run.approvals.push({ ...copy(approval), decidedAt });
       append(holder, announce.event);
+      const { allowTool, decisionId, actor, actorId } = announce.event.payload;
+      if (allowTool !== null && decisionId !== null) {
+        holder.record = {
+          ...holder.record,
+          allowedTools: { ...holder.record.allowedTools, [allowTool]: { decisionId, actor, actorId } },
+        };
+      }
       const start = announce.startBarrier;
       if (start) {
         const { stepIndex } = start.resumed.payload;

@@ -21,7 +21,10 @@ export interface RunReport {
       batchIndex: number;
       id: string;
       name: string;
+      /** As the model sent them. */
       arguments: string;
+      /** What the call ran with instead, when an approver changed them; else null. */
+      editedArguments: string | null;
       status: CallStatus;
       startSeq: number | null;
       settleSeq: number | null;
@@ -38,11 +41,25 @@ export interface RunReport {
     /** Who decided: the signed-in person's name, and their user id (null in headless runs). */
     actor: string;
     actorId: string | null;
+    /** A denial's reply to the model. */
     reason: string | null;
     outcome: "executed" | "denied";
     /** False for a decision the audit could not store (one that executed no write). */
     audited: boolean;
     decidedAt: string;
+    /** Shared by the rows of one decision (approving every gate of a turn gives a row per gate). */
+    decisionId: string | null;
+    kind: "decision" | "expiry" | "automatic";
+    /** `turn`: this row is one gate of a decision on every gate of the turn. */
+    scope: "gate" | "turn";
+    /** The gate decided (null on rows from before gates were recorded). */
+    batchIndex: number | null;
+    toolName: string | null;
+    /** The gate's arguments as shown and their digest; what an approver changed them to and its digest. */
+    arguments: string | null;
+    argumentsDigest: string | null;
+    editedArguments: string | null;
+    editedDigest: string | null;
   }>;
 }
 
@@ -53,15 +70,24 @@ export interface RunReport {
  * `audited: false`, so the report names every decision that took effect.
  */
 export function buildRunReport(view: RunView, approvals: readonly StoredApproval[]): RunReport {
-  const audited = approvals.map((approval) => ({
+  const audited = approvals.map((approval): RunReport["decisions"][number] => ({
     turnDigest: approval.turnDigest,
     approve: approval.approve,
     actor: approval.actor,
     actorId: approval.actorId,
     reason: approval.reason,
-    outcome: approval.approve ? ("executed" as const) : ("denied" as const),
+    outcome: approval.approve ? "executed" : "denied",
     audited: true,
     decidedAt: approval.decidedAt,
+    decisionId: approval.decisionId,
+    kind: approval.kind,
+    scope: approval.scope,
+    batchIndex: approval.batchIndex,
+    toolName: approval.toolName,
+    arguments: approval.arguments,
+    argumentsDigest: approval.argumentsDigest,
+    editedArguments: approval.editedArguments,
+    editedDigest: approval.editedDigest,
   }));
   const unaudited = view.decisions.filter((decision) => !decision.audited).map(unauditedDecision);
   return {
@@ -72,7 +98,9 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
     modelCalls: view.modelCalls,
     metrics: { recoveries: view.recoveries, recoveredCompletions: view.recoveredCompletions },
     startedBy: view.startedBy,
-    pending: view.pending ? { turnDigest: view.pending.turnDigest, calls: view.pending.calls } : null,
+    pending: view.pending
+      ? { turnDigest: view.pending.turnDigest, calls: view.pending.calls, gates: view.pending.gates }
+      : null,
     steps: view.steps.map((step) => ({
       index: step.index,
       text: step.text,
@@ -82,6 +110,7 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
         id: call.id,
         name: call.name,
         arguments: call.arguments,
+        editedArguments: call.editedArguments,
         // A live view's `running` never reaches a report of a run at rest; a run read mid-step shows it as it is.
         status: call.status,
         startSeq: call.startSeq,
@@ -105,6 +134,15 @@ function unauditedDecision(decision: DecisionView): RunReport["decisions"][numbe
     outcome: decision.outcome,
     audited: false,
     decidedAt: decision.at,
+    decisionId: decision.decisionId,
+    kind: "decision",
+    scope: decision.scope,
+    batchIndex: decision.gates[0] ?? null,
+    toolName: null,
+    arguments: null,
+    argumentsDigest: null,
+    editedArguments: decision.editedArguments,
+    editedDigest: null,
   };
 }
 

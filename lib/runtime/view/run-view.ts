@@ -9,6 +9,7 @@
  */
 import type { StoredRunEvent } from "../events/run-events";
 import type { CallStatus, PendingTurn, RunError, RunStatus, StepMetrics } from "../run/run-types";
+import type { ToolAllowance } from "../run/tool-allowances";
 import type { Limits, Plan, ResourceClass } from "../types";
 
 export interface CallView {
@@ -17,6 +18,10 @@ export interface CallView {
   name: string;
   /** Raw arguments exactly as the model emitted them. */
   arguments: string;
+  /** The arguments it ran with instead, when an approver changed them (canonical JSON); else null. */
+  editedArguments: string | null;
+  /** The grant that let it through without a decision ("always allow"); else null. */
+  allowedBy: ToolAllowance | null;
   resourceClass: ResourceClass | null;
   isGated: boolean;
   status: CallStatus;
@@ -34,10 +39,14 @@ export interface StepView {
   metrics: StepMetrics;
   calls: CallView[];
   isFinished: boolean;
+  /** Gates after the barrier that a decision approved with it (batchIndex → decision id): they run without waiting. */
+  approvedGates: Record<string, string>;
 }
 
 export interface PendingTurnView extends PendingTurn {
   stepIndex: number;
+  /** Always listed in a view (a turn stored before gates were listed has its barrier as its one known gate). */
+  gates: number[];
 }
 
 export interface DecisionView {
@@ -47,9 +56,19 @@ export interface DecisionView {
   approve: boolean;
   actor: string;
   actorId: string | null;
+  /** A denial's reply to the model. */
   reason: string | null;
   outcome: "executed" | "denied";
   audited: boolean;
+  decisionId: string | null;
+  /** `turn`: the decision approved every gate of the pending turn. */
+  scope: "gate" | "turn";
+  /** The batchIndexes of the gates it decided, the barrier first. */
+  gates: number[];
+  /** The barrier's arguments as the approver changed them; null when unchanged. */
+  editedArguments: string | null;
+  /** The tool it granted for the rest of the run ("always allow"); null when none. */
+  allowTool: string | null;
   /** ISO time the decision was recorded. */
   at: string;
 }
@@ -71,6 +90,8 @@ export interface RunView {
   /** The turn waiting for a decision, while the run waits. */
   pending: PendingTurnView | null;
   decisions: DecisionView[];
+  /** Tools granted for the rest of the run ("always allow"), by name; a revoked grant is gone. */
+  allowedTools: Record<string, ToolAllowance>;
   /** Who started the run, when a signed-in person did. */
   startedBy: { id: string; name: string } | null;
   /** Every event folded in, in seq order: the page's event log. */
@@ -91,6 +112,7 @@ export function emptyRunView(runId: string): RunView {
     steps: [],
     pending: null,
     decisions: [],
+    allowedTools: {},
     startedBy: null,
     log: [],
   };
@@ -134,8 +156,15 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
         text,
         plan,
         metrics,
-        calls: calls.map((call) => ({ ...call, result: null, startSeq: null, settleSeq: null })),
+        calls: calls.map((call) => ({
+          ...call,
+          editedArguments: null,
+          result: null,
+          startSeq: null,
+          settleSeq: null,
+        })),
         isFinished: false,
+        approvedGates: {},
       };
       return { ...view, modelCalls, steps: [...view.steps, step] };
     }
@@ -165,18 +194,46 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
       }));
     case "awaiting_approval":
     case "run_released": {
-      const { stepIndex, turnDigest, calls } = event.payload;
-      return { ...view, status: "WAITING_FOR_APPROVAL", pending: { stepIndex, turnDigest, calls } };
+      const { stepIndex, turnDigest, calls, gates } = event.payload;
+      const pending: PendingTurnView = {
+        stepIndex,
+        turnDigest,
+        calls,
+        gates: gates ?? [calls[0]?.batchIndex ?? 0],
+      };
+      return { ...view, status: "WAITING_FOR_APPROVAL", pending };
     }
     case "run_claimed":
       // Taken up by a decision or cancellation: no decision can be offered until it waits again.
       return { ...view, status: "RUNNING", pending: null };
     case "approval_decided": {
       const decision: DecisionView = { ...event.payload, seq: event.seq, at: event.at };
-      return { ...view, decisions: [...view.decisions, decision] };
+      const { approve, stepIndex, gates, editedArguments, decisionId, allowTool, actor, actorId } =
+        event.payload;
+      const allowedTools =
+        allowTool !== null && decisionId !== null
+          ? { ...view.allowedTools, [allowTool]: { decisionId, actor, actorId } }
+          : view.allowedTools;
+      const decided = { ...view, decisions: [...view.decisions, decision], allowedTools };
+      if (!approve) return decided;
+      const [barrier, ...laterGates] = gates;
+      return updateStep(decided, stepIndex, (step) => ({
+        ...step,
+        calls: step.calls.map((call) =>
+          call.batchIndex === barrier && editedArguments !== null ? { ...call, editedArguments } : call,
+        ),
+        approvedGates: {
+          ...step.approvedGates,
+          ...Object.fromEntries(laterGates.map((batchIndex) => [batchIndex, decisionId ?? "unknown"])),
+        },
+      }));
     }
     case "run_resumed":
       return { ...view, status: "RUNNING", pending: null };
+    case "tool_allowance_revoked": {
+      const { [event.payload.toolName]: _, ...allowedTools } = view.allowedTools;
+      return { ...view, allowedTools };
+    }
     case "run_recovered":
       return {
         ...view,

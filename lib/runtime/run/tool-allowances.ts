@@ -1,0 +1,102 @@
+/**
+ * "Always allow this tool for this run": a decision that approves a barrier
+ * can also grant its tool to the rest of the run. Later calls of that tool
+ * are planned as ungated, and each is audited, in the write that starts it,
+ * as an automatic approval pointing to the decision that granted it. A grant
+ * belongs to one run, and can be revoked; a revocation applies from the
+ * run's next step.
+ */
+import { z } from "zod";
+import type { PreflightedCall } from "../preflight";
+import { preflightCall } from "../preflight";
+import type { ToolRegistry } from "../tools/tool-registry";
+import { computeCallDigest } from "../turn-digest";
+import type { ToolCall } from "../types";
+import type { ApprovalRecord } from "./run-store";
+
+export const toolAllowanceSchema = z.object({
+  /** The decision that granted it. */
+  decisionId: z.string(),
+  /** Who granted it. */
+  actor: z.string(),
+  actorId: z.string().nullable(),
+});
+export type ToolAllowance = z.infer<typeof toolAllowanceSchema>;
+
+/** A run's grants, by tool name. */
+export type ToolAllowances = Record<string, ToolAllowance>;
+export const toolAllowancesSchema = z.record(z.string(), toolAllowanceSchema);
+
+/** A run's stored grants, decoded: anything unreadable grants nothing (fail closed). */
+export function decodeToolAllowances(stored: unknown): ToolAllowances {
+  const parsed = toolAllowancesSchema.safeParse(stored ?? {});
+  return parsed.success ? parsed.data : {};
+}
+
+/** The registry as a run with these grants plans with: a granted tool needs no approval. */
+export function withAllowances(registry: ToolRegistry, allowances: ToolAllowances): ToolRegistry {
+  if (Object.keys(allowances).length === 0) return registry;
+  return {
+    ...registry,
+    get(name) {
+      const tool = registry.get(name);
+      return tool && Object.hasOwn(allowances, name) ? { ...tool, approval: "never" } : tool;
+    },
+  };
+}
+
+/**
+ * Marks the calls a grant let through: those whose tool is granted and that
+ * the tool's own policy would have gated. Only those are audited as
+ * automatic approvals.
+ */
+export function markAllowedCalls(
+  calls: readonly ToolCall[],
+  preflighted: readonly PreflightedCall[],
+  registry: ToolRegistry,
+  allowances: ToolAllowances,
+): PreflightedCall[] {
+  return preflighted.map((call, index) => {
+    const allowance = allowances[call.name];
+    const original = calls[index];
+    if (!allowance || !original || call.problem !== null) return call;
+    return preflightCall(original, registry).isGated ? { ...call, allowedBy: allowance } : call;
+  });
+}
+
+/** The audit rows of the calls about to start that a grant let through: one automatic approval each. */
+export async function automaticApprovals(
+  runId: string,
+  calls: readonly PreflightedCall[],
+): Promise<ApprovalRecord[]> {
+  return Promise.all(
+    calls.flatMap((call) => {
+      const allowance = call.allowedBy;
+      if (!allowance) return [];
+      return [
+        (async (): Promise<ApprovalRecord> => {
+          const digest = await computeCallDigest(call);
+          return {
+            runId,
+            turnDigest: digest,
+            approve: true,
+            actor: allowance.actor,
+            actorId: allowance.actorId,
+            reason: null,
+            decisionId: crypto.randomUUID(),
+            kind: "automatic",
+            grantedBy: allowance.decisionId,
+            scope: "gate",
+            batchIndex: call.batchIndex,
+            callId: call.id,
+            toolName: call.name,
+            arguments: call.arguments,
+            argumentsDigest: digest,
+            editedArguments: null,
+            editedDigest: null,
+          };
+        })(),
+      ];
+    }),
+  );
+}
