@@ -7,16 +7,18 @@ import { getRunService } from "@/lib/server/get-run-service";
 
 const decideTurnInputSchema = decisionRequestSchema.extend({ runId: runIdSchema });
 
-/** Approves or denies the turn that was shown (its `turnDigest`) as the signed-in approver (SPEC §5). */
+/**
+ * Approves (perhaps with edited arguments, every gate of the turn, or the tool
+ * for the rest of the run) or denies the turn that was shown (its
+ * `turnDigest`) as the signed-in approver (SPEC §5).
+ */
 export async function decideTurnAction(input: z.infer<typeof decideTurnInputSchema>) {
   return runAction(
     decideTurnInputSchema,
     input,
-    async ({ runId, approve, turnDigest, reason }, identity) =>
+    async ({ runId, actor: _, ...decision }, identity) =>
       (await getRunService()).startDecision(runId, {
-        approve,
-        turnDigest,
-        reason,
+        ...decision,
         actor: identity.name,
         actorId: identity.userId,
       }),

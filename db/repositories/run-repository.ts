@@ -306,12 +306,50 @@ export function createRunRepository(db: Db): RunStore {
     },
 
     async suspendRun(runId, claimToken, state: SuspendedState) {
+      const expiresAt = state.pending.expiresAt ?? null;
       // The fenced UPDATE that takes the seq also hands the run to the waiting state.
       await appendEvent(db, runId, awaitingApprovalEvent(state), {
         fence: claimToken,
         alsoSet: sql`status = 'WAITING_FOR_APPROVAL', state = ${jsonParameter(state)}::jsonb,
-          waiting_since = now(), claim_token = null, lease_expires_at = null`,
+          waiting_since = now(), claim_token = null, lease_expires_at = null,
+          approval_expires_at = ${expiresAt}::timestamptz,
+          approval_warn_at = ${expiresAt}::timestamptz - (${expiresAt}::timestamptz - now()) * 0.2`,
       });
+    },
+
+    async announceExpiringWaits(limit) {
+      // One statement: take the due warnings (skipping rows another instance holds), clear them,
+      // and announce each at the run's next seq.
+      const result = await db.execute(sql`
+        with due as (
+          select id from runs
+          where status = 'WAITING_FOR_APPROVAL' and approval_warn_at <= now()
+          order by approval_warn_at limit ${limit} for update skip locked
+        ), bumped as (
+          update runs set approval_warn_at = null, last_seq = last_seq + 1, updated_at = now()
+          from due where runs.id = due.id
+          returning runs.id, runs.last_seq, runs.state, runs.approval_expires_at
+        ), inserted as (
+          insert into run_events (run_id, seq, type, version, payload)
+          select id, last_seq, 'approval_expiring', ${RUN_EVENT_VERSIONS.approval_expiring},
+                 jsonb_build_object('stepIndex', state->'stepIndex', 'turnDigest', state->'pending'->'turnDigest',
+                   'expiresAt', to_char(approval_expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+          from bumped
+          returning run_id, seq
+        )
+        select count(pg_notify(${RUN_EVENTS_CHANNEL}, run_id::text || ':' || seq::text)) as announced from inserted`);
+      const [row] = rowsOf<{ announced: number | string }>(result);
+      return Number(row?.announced ?? 0);
+    },
+
+    async listExpiredWaits(limit) {
+      const rows = await db
+        .select({ id: runs.id })
+        .from(runs)
+        .where(and(eq(runs.status, "WAITING_FOR_APPROVAL"), lt(runs.approvalExpiresAt, sql`now()`)))
+        .orderBy(asc(runs.approvalExpiresAt))
+        .limit(limit);
+      return rows.map((row) => row.id);
     },
 
     async finishRun(runId, claimToken, status, error: RunError | null) {
@@ -488,8 +526,13 @@ export function createRunRepository(db: Db): RunStore {
         // One statement: the audit rows, the announcement, an approved barrier's start and a grant,
         // all or nothing, fenced by the claim. The barrier's call runs only once this has committed.
         const start = announce.startBarrier;
-        const { allowTool, decisionId, actor, actorId } = announce.event.payload;
-        const grant = allowTool === null ? null : { decisionId, actor: toStorableText(actor), actorId };
+        const granted = announce.event.type === "approval_decided" ? announce.event.payload : null;
+        const allowTool = granted?.allowTool ?? null;
+        const grant = granted && {
+          decisionId: granted.decisionId,
+          actor: toStorableText(granted.actor),
+          actorId: granted.actorId,
+        };
         const stepIndex = start?.resumed.payload.stepIndex ?? 0;
         await appendEvents(
           db,
@@ -512,7 +555,7 @@ export function createRunRepository(db: Db): RunStore {
                 insert into approvals (${AUDIT_COLUMNS})
                 select ${AUDIT_COLUMNS}
                 from inserted, jsonb_to_recordset(${jsonParameter(auditRows(records))}::jsonb) as ${AUDIT_RECORD}
-                where inserted.type = 'approval_decided'
+                where inserted.type in ('approval_decided', 'approval_expired')
                 order by gate.batch_index)`,
               ...(start
                 ? [

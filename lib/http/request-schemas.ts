@@ -10,10 +10,24 @@ export const decisionRequestSchema = z
   .object({
     approve: z.boolean(),
     turnDigest: z.string().nullable().optional(),
+    /** A denial's reply to the model. */
     reason: z.string().max(2000).nullable().optional(),
+    /** Approvals only: the barrier's arguments as changed by the approver (checked with the tool's schema). */
+    editedArguments: z.record(z.string(), z.unknown()).nullable().optional(),
+    /** Approvals only: `turn` approves every gate of the pending turn, in order. */
+    scope: z.enum(["gate", "turn"]).optional(),
+    /** Approvals only: later calls of the barrier's tool in this run need no approval. */
+    alwaysAllow: z.boolean().optional(),
     actor: z.never({ error: "who decides is taken from your sign-in or API token; remove actor" }).optional(),
   })
   .strict();
+
+/** DELETE /api/runs/[id]/allowances/[tool]: a tool name as the scenario spells it. */
+export const toolNameSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, "is not a tool name");
 export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
 
 /** POST /api/runs/[id]/cancel */

@@ -10,7 +10,6 @@ export type { CoordinatorDependencies } from "./coordinator/coordinator-dependen
 export {
   type Decision,
   type DecisionResult,
-  decide,
   type StartedDecision,
   startDecision,
 } from "./coordinator/decide";

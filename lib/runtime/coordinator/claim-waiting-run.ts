@@ -31,7 +31,7 @@ export async function requireRun(store: RunStore, runId: string): Promise<RunRec
  */
 export async function claimWaitingRun(
   waiting: RunRecord,
-  purpose: "decision" | "cancel",
+  purpose: "decision" | "cancel" | "expiry",
   dependencies: CoordinatorDependencies,
   options: { isDecoded?: boolean } = {},
 ): Promise<ClaimedRun> {

@@ -9,6 +9,8 @@ export interface CoordinatorDependencies {
   createEnvironment(run: RunRecord, claimToken: string): RunEnvironment;
   /** The tools of `run`'s scenario (edited arguments are checked with them). */
   registryOf(run: RunRecord): ToolRegistry;
+  /** The clock approval deadlines are checked by (ms since the epoch). */
+  now(): number;
   /** A fresh, unguessable claim token. */
   createClaimToken(): string;
   /** How long a claim holds before another instance may recover the run. */

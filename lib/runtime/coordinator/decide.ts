@@ -17,6 +17,7 @@ import {
 } from "./claim-waiting-run";
 import type { CoordinatorDependencies } from "./coordinator-dependencies";
 import {
+  ApprovalExpiredError,
   type DecisionRefusedError,
   InvalidDecisionError,
   NotAuditableError,
@@ -24,6 +25,7 @@ import {
   SelfApprovalError,
   StaleApprovalTurnError,
 } from "./decision-errors";
+import { isPastDeadline } from "./expire-wait";
 
 /** A human decision on the pending turn it names (SPEC §5). */
 export interface Decision {
@@ -66,31 +68,19 @@ export interface StartedDecision {
  * The one place a decision is checked and applied (SPEC §5), in this order:
  * pre-claim decode (unreadable → `unreadable_state`, nothing claimed); gate 1
  * against the turn read before the claim (a digest that cannot match →
- * `stale_turn`, nothing claimed); atomic
+ * `stale_turn`, nothing claimed; a digest whose wait expired → `not_waiting`
+ * saying so); the variant's own checks (an edit must pass the tool's schema;
+ * edits, whole-turn approvals and grants go with approvals only); atomic
  * claim (lost → `not_waiting`); post-claim decode of the row won (unreadable →
  * the run is settled FAILED, its state kept); gate 1, the `turnDigest` against
- * the claimed pending turn in constant time (`stale_turn`, denials too); the
- * audit record; gate 2, an unaudited approval of a write-declaring turn
- * (`not_auditable`). A refusal releases the run to WAITING_FOR_APPROVAL with
- * its state as it was (a failed release settles it FAILED). Then the barrier
- * runs alone, or is denied, and the run goes on until it next waits or ends.
- * Throws a `DecisionRefusedError` subclass or `UnreadableStateError`.
- */
-export async function decide(
-  runId: string,
-  decision: Decision,
-  dependencies: CoordinatorDependencies,
-): Promise<DecisionResult> {
-  const { outcome, settled } = await startDecision(runId, decision, dependencies);
-  return { outcome, status: await settled };
-}
-
-/**
- * {@link decide} up to the point where the decision has taken effect (claimed,
- * checked, audited, announced); it resolves there and the run goes on in
- * `settled`. For callers that must not wait for the rest of the run, such as
- * a browser tab whose server actions run one at a time. Refusals throw
- * exactly as in {@link decide}.
+ * the claimed pending turn in constant time (`stale_turn`, denials too), and
+ * the wait's deadline; the audit record (a row per gate decided), in the
+ * write that also announces the decision and starts an approved barrier;
+ * gate 2, an unaudited approval of a write-declaring turn (`not_auditable`).
+ * A refusal releases the run to WAITING_FOR_APPROVAL with its state as it
+ * was (a failed release settles it FAILED). It resolves once the decision
+ * has taken effect; the run goes on in `settled` until it next waits or
+ * ends. Throws a `DecisionRefusedError` subclass or `UnreadableStateError`.
  */
 export async function startDecision(
   runId: string,
@@ -100,9 +90,16 @@ export async function startDecision(
   const { store, claimsInFlight } = dependencies;
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
   const waiting = await requireRun(store, runId);
-  // Decoded once, before anything is claimed: refusals of a run that cannot be decided cost no write.
-  const { pending } = decodeWaitingState(waiting);
-  await refuseUnmatchableDigest(waiting, pending, decision);
+  let pending: PendingTurn;
+  try {
+    // Decoded once, before anything is claimed: refusals of a run that cannot be decided cost no write.
+    ({ pending } = decodeWaitingState(waiting));
+    await refuseUnmatchableDigest(waiting, pending, decision);
+  } catch (error) {
+    throw await explainExpiredTurn(error, runId, decision, dependencies);
+  }
+  if (isPastDeadline(pending, dependencies.now()))
+    throw new ApprovalExpiredError(runId, pending.expiresAt, null);
   refuseSelfApproval(waiting, decision, dependencies);
   const edit = checkVariant(waiting, pending, decision, dependencies);
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
@@ -124,6 +121,25 @@ export async function startDecision(
     ),
   );
   return { outcome, settled };
+}
+
+/**
+ * A decision on a turn that is no longer pending because its wait expired is
+ * told so (409 `not_waiting`, saying it expired), not just that the turn is
+ * stale: the audit has the expiry of that digest. Other errors pass through.
+ */
+async function explainExpiredTurn(
+  error: unknown,
+  runId: string,
+  decision: Decision,
+  dependencies: CoordinatorDependencies,
+): Promise<unknown> {
+  if (!NotWaitingError.isInstance(error) && !StaleApprovalTurnError.isInstance(error)) return error;
+  if (typeof decision.turnDigest !== "string") return error;
+  const expiry = (await dependencies.store.listApprovals(runId)).find(
+    (row) => row.kind === "expiry" && row.turnDigest === decision.turnDigest,
+  );
+  return expiry ? new ApprovalExpiredError(runId, expiry.decidedAt, error.pending) : error;
 }
 
 /**
@@ -222,6 +238,10 @@ async function applyDecision(
       claim,
       new StaleApprovalTurnError(runId, { ...state.pending, turnDigest: expected }, received),
     );
+  }
+  if (isPastDeadline(state.pending, dependencies.now())) {
+    // Due, but not yet expired by the sweep: nobody may decide it now; it expires as it stands.
+    await release(dependencies, claim, new ApprovalExpiredError(runId, state.pending.expiresAt, null));
   }
 
   const reason = decision.reason ?? null;

@@ -59,6 +59,22 @@ export class NotWaitingError extends DecisionRefusedError {
   }
 }
 
+/** The wait for this turn expired: nobody decided in time, and now nobody can. */
+export class ApprovalExpiredError extends DecisionRefusedError {
+  static override readonly brand: string = "ApprovalExpiredError";
+  declare readonly code: "not_waiting";
+  readonly expiresAt: string;
+  constructor(runId: string, expiresAt: string, pending: PendingTurn | null) {
+    super(
+      "not_waiting",
+      runId,
+      `The wait for a decision on this turn of run ${runId} expired at ${expiresAt}; it can no longer be decided.`,
+      pending,
+    );
+    this.expiresAt = expiresAt;
+  }
+}
+
 /** An approval whose audit record could not be stored, on a turn that declares a write (gate 2). */
 export class NotAuditableError extends DecisionRefusedError {
   static override readonly brand: string = "NotAuditableError";

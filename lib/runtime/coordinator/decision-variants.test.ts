@@ -3,6 +3,7 @@ import type { ModelCompletionRequest } from "../model/model";
 import type { PendingTurn } from "../run/run-types";
 import type { ScenarioInput } from "../scenario/scenario-schema";
 import { createMemoryRunHost } from "../testing/memory-run-host";
+import { createMemoryRunStore } from "../testing/memory-run-store";
 import { buildScenario, type MemoryHarness, openMemoryHarness } from "../testing/scenario-harness";
 import { computeCallDigest } from "../turn-digest";
 import {
@@ -462,5 +463,126 @@ describe("always allow this tool for this run", () => {
     );
     expect(error).toBeInstanceOf(InvalidDecisionError);
     expect(error.message).toMatch(/^alwaysAllow: /);
+  });
+});
+
+describe("approvals that expire", () => {
+  /** A host and store on a clock the test moves; no timers: the deadline sweep does the work. */
+  function onClock() {
+    const clock = { now: Date.parse("2026-11-30T08:00:00Z") };
+    const store = createMemoryRunStore({ now: () => clock.now });
+    const host = createMemoryRunHost({ store, now: () => clock.now, deadlineTimers: false });
+    return { clock, store, host };
+  }
+
+  const timed = (input: ScenarioInput, seconds: number, toolSeconds?: number): ScenarioInput => ({
+    ...input,
+    approvalTimeoutSeconds: seconds,
+    ...(toolSeconds === undefined
+      ? {}
+      : {
+          tools: [
+            {
+              name: "deploy",
+              description: "Deploy",
+              resourceClass: "write" as const,
+              effect: "NON_IDEMPOTENT_WRITE" as const,
+              approval: "always" as const,
+              approvalTimeoutSeconds: toolSeconds,
+            },
+          ],
+        }),
+  });
+
+  it("warns at 80% of the time, then expires: its own status, event, audit row and outcome, never denied", async () => {
+    const { clock, store, host } = onClock();
+    const { runId, settled } = await host.startRun(buildScenario(timed(twoGates("expires"), 100)));
+    expect(await settled).toBe("WAITING_FOR_APPROVAL");
+    const pending = (await host.getReport(runId))?.pending;
+    expect(pending?.expiresAt).toBe("2026-11-30T08:01:40.000Z");
+
+    clock.now += 79_000;
+    expect(await host.sweepApprovalDeadlines()).toEqual([]);
+    expect((await host.loadView(runId))?.pending?.isExpiring).toBe(false);
+    clock.now += 2_000;
+    expect(await host.sweepApprovalDeadlines()).toEqual([]);
+    expect((await host.loadView(runId))?.pending?.isExpiring).toBe(true);
+    // Announced once.
+    await host.sweepApprovalDeadlines();
+    expect(
+      (await store.readEvents(runId, 0)).filter((event) => event.type === "approval_expiring"),
+    ).toHaveLength(1);
+
+    clock.now += 19_000;
+    const [expired] = await host.sweepApprovalDeadlines();
+    expect(expired?.runId).toBe(runId);
+    expect(await expired?.settled).toBe("COMPLETED");
+    const report = await host.getReport(runId);
+    expect(report?.steps[0]?.calls.map((call) => call.status)).toEqual([
+      "expired",
+      "invalidated",
+      "invalidated",
+      "invalidated",
+    ]);
+    expect(report?.steps[0]?.calls[0]?.error?.message).toMatch(/expired/);
+    expect(JSON.stringify(report?.steps[0]?.calls)).not.toMatch(/denied/i);
+    expect(report?.decisions).toMatchObject([
+      { kind: "expiry", outcome: "expired", approve: false, audited: true },
+    ]);
+    expect(host.toolContext(runId).workspace.snapshot()).toEqual({ "old.txt": "old", "keep.txt": "keep" });
+    const view = await host.loadView(runId);
+    expect(view?.decisions).toMatchObject([{ kind: "expiry", outcome: "expired" }]);
+  });
+
+  it("tells a decision that arrives after the deadline that the turn expired (409 not_waiting), before and after the sweep", async () => {
+    const { clock, host } = onClock();
+    const { runId, settled } = await host.startRun(buildScenario(timed(oneWrite("late"), 10)));
+    await settled;
+    const pending = (await host.getReport(runId))?.pending;
+    clock.now += 10_000;
+    const early = await refused(
+      host.decide(runId, { approve: true, turnDigest: pending?.turnDigest, actor: "alice" }),
+    );
+    expect(early.code).toBe("not_waiting");
+    expect(early.message).toMatch(/expired/);
+    const [expired] = await host.sweepApprovalDeadlines();
+    await expired?.settled;
+    const late = await refused(
+      host.decide(runId, { approve: true, turnDigest: pending?.turnDigest, actor: "alice" }),
+    );
+    expect(late.code).toBe("not_waiting");
+    expect(late.message).toMatch(/expired/);
+    expect(host.toolContext(runId).workspace.snapshot()).toEqual({});
+  });
+
+  it("takes the barrier tool's own timeout over the scenario's, and a decision in time stops the clock", async () => {
+    const { clock, host } = onClock();
+    const scenario = timed(
+      {
+        name: "tool timeout",
+        model: { kind: "scripted", turns: [{ calls: [{ name: "deploy", arguments: {} }] }, finish] },
+      },
+      3_600,
+      30,
+    );
+    const { runId, settled } = await host.startRun(buildScenario(scenario));
+    await settled;
+    const pending = (await host.getReport(runId))?.pending;
+    expect(pending?.expiresAt).toBe("2026-11-30T08:00:30.000Z");
+    clock.now += 29_000;
+    expect(
+      (await host.decide(runId, { approve: true, turnDigest: pending?.turnDigest, actor: "alice" })).status,
+    ).toBe("COMPLETED");
+    clock.now += 60_000;
+    expect(await host.sweepApprovalDeadlines()).toEqual([]);
+  });
+
+  it("a run without a timeout never expires", async () => {
+    const { clock, host } = onClock();
+    const { runId, settled } = await host.startRun(buildScenario(oneWrite("no timeout")));
+    await settled;
+    expect((await host.getReport(runId))?.pending?.expiresAt).toBeUndefined();
+    clock.now += 365 * 24 * 3_600_000;
+    expect(await host.sweepApprovalDeadlines()).toEqual([]);
   });
 });

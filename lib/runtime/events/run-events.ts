@@ -72,7 +72,11 @@ const payloadSchemas = {
   /** The run suspended at a barrier; `calls` is the pending turn the digest covers. */
   awaiting_approval: pendingTurnSchema.extend({ stepIndex }),
   /** A decision or cancellation took the waiting run (WAITING_FOR_APPROVAL → RUNNING). */
-  run_claimed: z.object({ stepIndex, turnDigest: z.string(), purpose: z.enum(["decision", "cancel"]) }),
+  run_claimed: z.object({
+    stepIndex,
+    turnDigest: z.string(),
+    purpose: z.enum(["decision", "cancel", "expiry"]),
+  }),
   /** A refused decision gave the run back (RUNNING → WAITING_FOR_APPROVAL), pending turn unchanged. */
   run_released: pendingTurnSchema.extend({ stepIndex, refusal: z.string() }),
   approval_decided: z.object({
@@ -104,7 +108,25 @@ const payloadSchemas = {
     actorId: z.string().nullable(),
   }),
   /** A worker picked the run up at its barrier and applies `action` there. */
-  run_resumed: z.object({ stepIndex, action: z.enum(["approve", "deny", "cancel_turn", "cancel_run"]) }),
+  run_resumed: z.object({
+    stepIndex,
+    action: z.enum(["approve", "deny", "expire", "cancel_turn", "cancel_run"]),
+  }),
+  /** A wait has used 80% of its time: nobody has decided yet, and it expires at `expiresAt`. */
+  approval_expiring: z.object({ stepIndex, turnDigest: z.string(), expiresAt: z.string() }),
+  /**
+   * Nobody decided in time: the wait expired (never a denial). The barrier
+   * settles `expired` and the calls after it are invalidated; `audited` is
+   * false when the audit could not store it (an expiry executes nothing).
+   */
+  approval_expired: z.object({
+    stepIndex,
+    turnDigest: z.string(),
+    batchIndex,
+    expiresAt: z.string(),
+    decisionId: z.string(),
+    audited: z.boolean(),
+  }),
   /**
    * A worker took over a run whose worker was gone (its lease ran out), and
    * went on from what was stored: `by` names the instance, `from` the step and
@@ -154,6 +176,8 @@ export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
   approval_decided: 2,
   run_resumed: 1,
   tool_allowance_revoked: 1,
+  approval_expiring: 1,
+  approval_expired: 1,
   run_recovered: 1,
   run_finished: 1,
 };
@@ -273,12 +297,7 @@ export function callsInvalidatedEvent(
 export function awaitingApprovalEvent(state: SuspendedState): RunEventOf<"awaiting_approval"> {
   return {
     type: "awaiting_approval",
-    payload: {
-      stepIndex: state.stepIndex,
-      turnDigest: state.pending.turnDigest,
-      calls: state.pending.calls,
-      ...(state.pending.gates ? { gates: state.pending.gates } : {}),
-    },
+    payload: { stepIndex: state.stepIndex, ...state.pending },
   };
 }
 

@@ -1,6 +1,8 @@
 import { startCancelRun } from "../coordinator/cancel-run";
+import { readPendingTurn } from "../coordinator/claim-waiting-run";
 import type { CoordinatorDependencies } from "../coordinator/coordinator-dependencies";
-import { type Decision, decide, startDecision } from "../coordinator/decide";
+import { type Decision, startDecision } from "../coordinator/decide";
+import { expireWait } from "../coordinator/expire-wait";
 import { RuntimeError } from "../errors";
 import type { Model, TranscriptEntry } from "../model/model";
 import { describeFirstIssue, UnreadableRunError } from "../run/persisted-schemas";
@@ -31,6 +33,15 @@ export interface RunHostOptions {
   requireDistinctApprover?: boolean;
   /** This instance's name in `run_recovered` events (default: a random one). */
   instanceId?: string;
+  /** The clock approval deadlines are set and checked by (default `Date.now`; tests move their own). */
+  now?(): number;
+  /**
+   * Whether this host sets a timer for each wait it leaves with a deadline,
+   * to announce and expire it on time (default true). The deadline sweep
+   * (`sweepApprovalDeadlines`) is the backstop either way: it expires what
+   * another instance, or one that stopped, left behind.
+   */
+  deadlineTimers?: boolean;
   log?(message: string, detail?: Record<string, unknown>): void;
 }
 
@@ -54,6 +65,7 @@ export interface StartedRun {
  */
 export function createRunHost(options: RunHostOptions) {
   const store = withSharedRunReads(options.store);
+  const now = options.now ?? Date.now;
   const stepControllers = new Map<string, AbortController>();
 
   function stepSignal(runId: string): AbortSignal {
@@ -88,6 +100,8 @@ export function createRunHost(options: RunHostOptions) {
       registry: createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals }),
       allowances: { current: run.allowedTools },
       limits: run.limits,
+      approvalTimeoutSeconds: scenario.approvalTimeoutSeconds ?? null,
+      now,
       leaseMs: options.leaseMs,
       stepSignal: () => stepSignal(run.id),
       abortInFlight: () => stepControllers.get(run.id)?.abort(),
@@ -103,6 +117,7 @@ export function createRunHost(options: RunHostOptions) {
       const scenario = scenarioOf(run);
       return createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals });
     },
+    now,
     createClaimToken: () => crypto.randomUUID(),
     leaseMs: options.leaseMs,
     requiresDistinctApprover: (run) =>
@@ -113,6 +128,56 @@ export function createRunHost(options: RunHostOptions) {
   };
 
   const instanceId = options.instanceId ?? `instance-${crypto.randomUUID().slice(0, 8)}`;
+
+  /**
+   * Announces waits in their last fifth and expires waits past their
+   * deadline (at most `limit` of each), wherever they were left. Resolves
+   * with the runs it expired; each goes on in `settled`.
+   */
+  async function sweepApprovalDeadlines(
+    sweep: { limit?: number } = {},
+  ): Promise<Array<{ runId: string; settled: Promise<RunStatus> }>> {
+    const limit = sweep.limit ?? 20;
+    await store.announceExpiringWaits(limit);
+    const expired: Array<{ runId: string; settled: Promise<RunStatus> }> = [];
+    for (const runId of await store.listExpiredWaits(limit)) {
+      const expiry = await expireWait(runId, coordinator);
+      if (expiry) expired.push({ runId, settled: watchDeadline(runId, expiry.settled) });
+    }
+    return expired;
+  }
+
+  /**
+   * Passes a run's `settled` through; when the run is left waiting with a
+   * deadline, sets timers to announce the wait's last fifth and to expire it
+   * on time (unref'd: they never keep a process alive).
+   */
+  function watchDeadline(runId: string, settled: Promise<RunStatus>): Promise<RunStatus> {
+    if (options.deadlineTimers === false) return settled;
+    void settled.then(
+      async (status) => {
+        if (status !== "WAITING_FOR_APPROVAL") return;
+        const known = scenarios.get(runId);
+        if (known && !hasApprovalTimeouts(known)) return;
+        const run = await store.getRun(runId);
+        if (!run || !hasApprovalTimeouts(scenarioOf(run))) return;
+        const expiresAt = readPendingTurn(run)?.expiresAt;
+        if (!expiresAt) return;
+        const left = Date.parse(expiresAt) - now();
+        const at = (delay: number, work: () => Promise<unknown>) => {
+          const timer = setTimeout(() => void work().catch(() => {}), Math.max(0, delay));
+          (timer as { unref?: () => void }).unref?.();
+        };
+        at(left * 0.8, () => store.announceExpiringWaits(20));
+        at(left + 5, async () => {
+          const expiry = await expireWait(runId, coordinator);
+          if (expiry) await watchDeadline(runId, expiry.settled);
+        });
+      },
+      () => {},
+    );
+    return settled;
+  }
 
   /**
    * Takes over RUNNING runs whose worker is gone (lease run out), at most
@@ -130,7 +195,7 @@ export function createRunHost(options: RunHostOptions) {
     });
     return claimed.map(({ run, claimToken }) => ({
       runId: run.id,
-      settled: recoverClaimed(run, claimToken),
+      settled: watchDeadline(run.id, recoverClaimed(run, claimToken)),
     }));
   }
 
@@ -162,7 +227,7 @@ export function createRunHost(options: RunHostOptions) {
   async function startCancel(runId: string, scope: "turn" | "run"): Promise<{ settled: Promise<RunStatus> }> {
     const started = await startCancelRun(runId, scope, coordinator);
     const [recovery] = await recoverExpiredRuns({ runId, limit: 1 });
-    return recovery ? { settled: recovery.settled } : started;
+    return recovery ? { settled: recovery.settled } : { settled: watchDeadline(runId, started.settled) };
   }
 
   async function startRun(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
@@ -191,15 +256,22 @@ export function createRunHost(options: RunHostOptions) {
       modelCalls: 0,
       nextStepIndex: 0,
     });
-    return { runId, settled };
+    return { runId, settled: watchDeadline(runId, settled) };
   }
 
   return {
     startRun,
     /** Applies a decision and answers once the run next waits or ends (HTTP API, CLI). */
-    decide: (runId: string, decision: Decision) => decide(runId, decision, coordinator),
+    async decide(runId: string, decision: Decision) {
+      const { outcome, settled } = await startDecision(runId, decision, coordinator);
+      return { outcome, status: await watchDeadline(runId, settled) };
+    },
     /** Applies a decision and answers once it has taken effect; the run goes on in `settled`. */
-    startDecision: (runId: string, decision: Decision) => startDecision(runId, decision, coordinator),
+    async startDecision(runId: string, decision: Decision) {
+      const started = await startDecision(runId, decision, coordinator);
+      return { ...started, settled: watchDeadline(runId, started.settled) };
+    },
+    sweepApprovalDeadlines,
     /** Cancels a turn or the run and answers once the run next waits or ends (or, if it is running, at once). */
     async cancelRun(runId: string, scope: "turn" | "run") {
       return { status: await (await startCancel(runId, scope)).settled };
@@ -251,6 +323,14 @@ function withSharedRunReads(store: RunStore): RunStore {
       return read;
     },
   };
+}
+
+/** Whether any wait of this scenario can expire. */
+function hasApprovalTimeouts(scenario: Scenario): boolean {
+  return (
+    scenario.approvalTimeoutSeconds !== undefined ||
+    scenario.tools.some((tool) => tool.approvalTimeoutSeconds !== undefined)
+  );
 }
 
 /** What the model has been told before its first completion: a real model's prompt; nothing for a script. */

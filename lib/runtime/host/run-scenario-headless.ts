@@ -26,6 +26,9 @@ export async function runScenarioHeadless(
       turnDigest: pending.turnDigest,
       actor: decision.actor ?? "scenario",
       reason: decision.reason ?? null,
+      editedArguments: decision.editedArguments ?? null,
+      scope: decision.scope,
+      alwaysAllow: decision.alwaysAllow,
     });
     status = result.status;
   }

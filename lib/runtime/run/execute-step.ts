@@ -15,6 +15,8 @@ export type BarrierAction =
   /** `started`: the decision's audit write already started the barrier call. */
   | { kind: "approve"; started?: boolean }
   | { kind: "deny"; reason: string | null; actor: string }
+  /** Nobody decided in time: the barrier settles `expired`, never `denied`. */
+  | { kind: "expire" }
   | { kind: "cancel"; scope: "turn" | "run" };
 
 export type StepResult =
@@ -156,7 +158,16 @@ export async function buildPendingTurn(progress: StepProgress): Promise<PendingT
 }
 
 async function suspendAtBarrier(environment: RunEnvironment, progress: StepProgress): Promise<void> {
-  const pending = await buildPendingTurn(progress);
+  const barrier = barrierOf(progress);
+  const timeoutSeconds =
+    (barrier && environment.registry.get(barrier.name)?.approvalTimeoutSeconds) ??
+    environment.approvalTimeoutSeconds;
+  const pending = {
+    ...(await buildPendingTurn(progress)),
+    ...(timeoutSeconds
+      ? { expiresAt: new Date(environment.now() + timeoutSeconds * 1_000).toISOString() }
+      : {}),
+  };
   await environment.store.suspendRun(environment.runId, environment.claimToken, {
     ...progress,
     schemaVersion: SUSPENDED_STATE_VERSION,
@@ -245,6 +256,21 @@ export async function resolveBarrier(
       environment,
       progress,
       action.scope === "run" ? CANCELLED_RUN : CANCELLED_TURN,
+    );
+  }
+  if (action.kind === "expire") {
+    return invalidateRemaining(
+      environment,
+      progress,
+      { code: "approval_expired", message: `nobody decided on ${barrier.name} in time` },
+      {
+        status: "expired",
+        result: null,
+        error: {
+          code: "approval_expired",
+          message: `No decision on ${barrier.name} came in time; its approval expired, so it was not run.`,
+        },
+      },
     );
   }
   if (action.kind === "deny") {

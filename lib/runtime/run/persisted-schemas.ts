@@ -117,6 +117,7 @@ export const pendingTurnSchema = z.object({
   turnDigest: z.string().regex(/^[0-9a-f]{64}$/),
   calls: z.array(toolCallSchema).min(1),
   gates: z.array(z.number().int().min(0)).optional(),
+  expiresAt: z.string().optional(),
 }) satisfies z.ZodType<PendingTurn>;
 
 /** The first problem zod found, as `path: message`, for errors that name what is wrong. */

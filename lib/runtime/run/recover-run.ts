@@ -13,7 +13,7 @@ import type { CallOutcome, RunStatus } from "./run-types";
 import { decodeSuspendedState, type StepProgress } from "./suspended-state";
 
 /** Statuses a call can no longer leave. */
-const SETTLED = new Set(["ok", "error", "denied", "invalidated", "not_dispatched"]);
+const SETTLED = new Set(["ok", "error", "denied", "invalidated", "not_dispatched", "expired"]);
 
 /** The error a call gets when its worker died while it ran and running it again could repeat its effect. */
 const INTERRUPTED = {
@@ -92,6 +92,7 @@ async function resumeAtBarrier(
   const state = decodeSuspendedState(runId, run.state);
   const from = { stepIndex: state.stepIndex, segment: state.nextSegment };
   const events = takenUp === "unannounced" ? [] : allEvents.filter((event) => event.seq > takenUp.seq);
+  const expired = events.find((event) => event.type === "approval_expired");
   const announced = events.find((event) => event.type === "approval_decided");
   const audited =
     takenUp === "unannounced"
@@ -99,6 +100,17 @@ async function resumeAtBarrier(
       : (await store.listApprovals(runId)).find(
           (approval) => approval.turnDigest === state.pending.turnDigest && approval.decidedAt >= takenUp.at,
         );
+  if (expired) {
+    // The wait expired (audited and announced in one write): the expiry goes on.
+    await store.appendEvent(runId, claimToken, recovered(options, from, "barrier", false));
+    return driveRun(environment, {
+      transcript: state.transcript,
+      modelCalls: run.modelCalls,
+      nextStepIndex: state.stepIndex + 1,
+      progress: state,
+      barrierAction: { kind: "expire" },
+    });
+  }
   const decision = announced?.type === "approval_decided" ? announced.payload : audited;
   if (!decision) {
     // Nobody's decision was recorded: the turn is offered again, exactly as it was.
@@ -223,6 +235,8 @@ function barrierActionAfterLoss(
   switch (resumed.payload.action) {
     case "approve":
       return { kind: "approve" };
+    case "expire":
+      return { kind: "expire" };
     case "deny": {
       const decided = events.findLast((event) => event.type === "approval_decided");
       const payload = decided?.type === "approval_decided" ? decided.payload : null;

@@ -15,6 +15,10 @@ export interface RunEnvironment {
   /** The run's grants ("always allow") as this worker last read them: planning consults them. */
   allowances: { current: ToolAllowances };
   limits: Limits;
+  /** The scenario's `approvalTimeoutSeconds`: how long a wait lasts when the barrier's tool sets none. */
+  approvalTimeoutSeconds: number | null;
+  /** The clock deadlines are set by (ms since the epoch). */
+  now(): number;
   /** How long the claim's lease lasts; the worker renews it every third of that while it drives the run. */
   leaseMs: number;
   /** The abort signal of the step about to run; aborted when its turn or run is cancelled. */

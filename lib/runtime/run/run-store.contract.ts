@@ -685,6 +685,33 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         ]);
       }));
 
+    it("keeps a wait's deadline: warns once in its last fifth, and lists it once it has passed", () =>
+      withStore(async (store) => {
+        const suspendedWith = async (expiresAt: string) => {
+          const run = newRun();
+          await store.createRun(run);
+          await store.recordStep(run.id, run.claimToken, STEP, 1);
+          await store.suspendRun(run.id, run.claimToken, { ...STATE, pending: { ...TURN, expiresAt } });
+          return run.id;
+        };
+        const past = await suspendedWith(new Date(Date.now() - 1_000).toISOString());
+        const later = await suspendedWith(new Date(Date.now() + 3_600_000).toISOString());
+        const warnings = async (runId: string) =>
+          (await store.readEvents(runId, 0)).filter((event) => event.type === "approval_expiring");
+        expect(await store.announceExpiringWaits(1_000)).toBeGreaterThanOrEqual(1);
+        await store.announceExpiringWaits(1_000);
+        expect((await warnings(past)).map((event) => event.payload)).toEqual([
+          { stepIndex: 0, turnDigest: TURN.turnDigest, expiresAt: expect.any(String) },
+        ]);
+        expect(await warnings(later)).toEqual([]);
+        const expired = await store.listExpiredWaits(1_000);
+        expect(expired).toContain(past);
+        expect(expired).not.toContain(later);
+        // A run taken up by a decision is not waiting: its deadline no longer counts.
+        await store.claimWaitingRun(past, "holder", 60_000, "decision");
+        expect(await store.listExpiredWaits(1_000)).not.toContain(past);
+      }));
+
     it("stores copies: changing what was passed in or read out changes nothing stored", () =>
       withStore(async (store) => {
         const run = await waitingRun(store);

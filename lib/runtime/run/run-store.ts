@@ -189,8 +189,19 @@ export interface RunStore {
     toolName: string,
     by: { actor: string; actorId: string | null },
   ): Promise<boolean>;
-  /** RUNNING → WAITING_FOR_APPROVAL with the state; claim cleared; emits `awaiting_approval`. */
+  /**
+   * RUNNING → WAITING_FOR_APPROVAL with the state; claim cleared; emits
+   * `awaiting_approval`. A pending turn with `expiresAt` sets the wait's
+   * deadline, and its warning at 80% of the time left.
+   */
   suspendRun(runId: string, claimToken: string, state: SuspendedState): Promise<void>;
+  /**
+   * Announces `approval_expiring` for waits past their warning time (each
+   * once), at most `limit`; returns how many. Any instance may call it.
+   */
+  announceExpiringWaits(limit: number): Promise<number>;
+  /** Waiting runs whose wait is past its deadline, oldest deadline first, at most `limit`. */
+  listExpiredWaits(limit: number): Promise<string[]>;
   /** RUNNING → a final status; claim cleared; state kept; emits `run_finished`. */
   finishRun(
     runId: string,
@@ -214,7 +225,7 @@ export interface RunStore {
     runId: string,
     claimToken: string,
     leaseMs: number,
-    purpose: "decision" | "cancel",
+    purpose: "decision" | "cancel" | "expiry",
   ): Promise<RunRecord | null>;
   /**
    * RUNNING → WAITING_FOR_APPROVAL, claim cleared, `state` written back, and
@@ -250,7 +261,7 @@ export interface RunStore {
     records: readonly ApprovalRecord[],
     announce: {
       claimToken: string;
-      event: RunEventOf<"approval_decided">;
+      event: RunEventOf<"approval_decided"> | RunEventOf<"approval_expired">;
       startBarrier?: { resumed: RunEventOf<"run_resumed">; batchIndex: number };
     },
   ): Promise<boolean>;

@@ -14,6 +14,8 @@ export const CALL_STATUSES = [
   "denied",
   "invalidated",
   "not_dispatched",
+  /** A barrier nobody decided in time: its approval expired (never a denial). */
+  "expired",
 ] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 
@@ -39,6 +41,8 @@ export interface PendingTurn {
    * only the barrier is known. Not part of the digest: the calls are.
    */
   gates?: number[];
+  /** When the wait expires, if the barrier's tool or the scenario set `approvalTimeoutSeconds` (ISO time). */
+  expiresAt?: string;
 }
 
 /** Per-step metrics of SPEC §4, exactly the report's `metrics` shape (SPEC §8). */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ToolConfigurationError } from "../errors";
-import { customToolDeclarationSchema } from "../tools/custom-tool-declaration";
+import { approvalTimeoutSchema, customToolDeclarationSchema } from "../tools/custom-tool-declaration";
 import { createToolRegistry } from "../tools/tool-registry";
 import { normalizeWorkspacePath } from "../tools/workspace";
 
@@ -81,7 +81,14 @@ export const scenarioDecisionSchema = z
   .object({
     approve: z.boolean(),
     actor: z.string().min(1).optional(),
+    /** A denial's reply to the model. */
     reason: z.string().optional(),
+    /** Approvals only: the barrier's arguments as the approver changes them. */
+    editedArguments: z.record(z.string(), z.unknown()).optional(),
+    /** Approvals only: `turn` approves every gate of the pending turn. */
+    scope: z.enum(["gate", "turn"]).optional(),
+    /** Approvals only: later calls of the barrier's tool in this run need no approval. */
+    alwaysAllow: z.boolean().optional(),
   })
   .strict();
 
@@ -109,6 +116,8 @@ export const scenarioSchema = z
       }),
     model: scenarioModelSchema,
     decisions: z.array(scenarioDecisionSchema).default([]),
+    /** A wait for a decision expires after this long unless the barrier's tool sets its own; none when unset. */
+    approvalTimeoutSeconds: approvalTimeoutSchema.optional(),
     /** `requireDistinctApprover`: whoever started the run may not approve its gated calls. */
     policy: z.object({ requireDistinctApprover: z.boolean().optional() }).strict().optional(),
   })

@@ -33,6 +33,8 @@ export function createMemoryRunHost(
     /** Puts a decorator around every run's model: to record what it is asked, or make it hang. */
     wrapModel?(model: Model): Model;
     log?: RunHostOptions["log"];
+    now?: RunHostOptions["now"];
+    deadlineTimers?: boolean;
   } = {},
 ): MemoryRunHost {
   const store = options.store ?? createMemoryRunStore();
@@ -68,6 +70,8 @@ export function createMemoryRunHost(
     instanceId: options.instanceId,
     checkScenario: options.checkScenario,
     log: options.log,
+    now: options.now,
+    deadlineTimers: options.deadlineTimers,
   });
   return { ...host, store, toolContext };
 }

@@ -26,6 +26,9 @@ interface StoredRun {
   cancelRequested: "turn" | "run" | null;
   error: RunError | null;
   waitingSince: string | null;
+  /** The wait's deadline and its warning time (ms), while it waits; the warning is cleared once announced. */
+  expiresAt: number | null;
+  warnAt: number | null;
   events: Array<{ seq: number; type: RunEvent["type"]; version: number; payload: unknown; at: string }>;
   approvals: StoredApproval[];
   files: Map<string, string>;
@@ -119,6 +122,8 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
         cancelRequested: null,
         error: null,
         waitingSince: null,
+        expiresAt: null,
+        warnAt: null,
         events: [],
         approvals: [],
         files: new Map(newRun.files.map((file) => [file.path, file.content])),
@@ -242,7 +247,42 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       run.waitingSince = new Date(now()).toISOString();
       run.claimToken = null;
       run.leaseExpiresAt = null;
+      const expiresAt = state.pending.expiresAt ? Date.parse(state.pending.expiresAt) : null;
+      run.expiresAt = expiresAt;
+      run.warnAt = expiresAt === null ? null : expiresAt - (expiresAt - now()) * 0.2;
       append(run, awaitingApprovalEvent(state));
+    },
+
+    async announceExpiringWaits(limit) {
+      const due = [...runs.values()]
+        .filter(
+          (run) => run.record.status === "WAITING_FOR_APPROVAL" && run.warnAt !== null && run.warnAt <= now(),
+        )
+        .slice(0, limit);
+      for (const run of due) {
+        run.warnAt = null;
+        const state = run.record.state as { stepIndex: number; pending: { turnDigest: string } };
+        append(run, {
+          type: "approval_expiring",
+          payload: {
+            stepIndex: state.stepIndex,
+            turnDigest: state.pending.turnDigest,
+            expiresAt: new Date(run.expiresAt ?? now()).toISOString(),
+          },
+        });
+      }
+      return due.length;
+    },
+
+    async listExpiredWaits(limit) {
+      return [...runs.values()]
+        .filter(
+          (run) =>
+            run.record.status === "WAITING_FOR_APPROVAL" && run.expiresAt !== null && run.expiresAt <= now(),
+        )
+        .sort((a, b) => (a.expiresAt ?? 0) - (b.expiresAt ?? 0))
+        .slice(0, limit)
+        .map((run) => run.record.id);
     },
 
     async finishRun(runId, claimToken, status, error: RunError | null) {
@@ -337,8 +377,9 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       const decidedAt = new Date(now()).toISOString();
       for (const { runId: _, ...approval } of records) run.approvals.push({ ...copy(approval), decidedAt });
       append(holder, announce.event);
-      const { allowTool, decisionId, actor, actorId } = announce.event.payload;
-      if (allowTool !== null && decisionId !== null) {
+      const granted = announce.event.type === "approval_decided" ? announce.event.payload : null;
+      if (granted?.allowTool && granted.decisionId !== null) {
+        const { allowTool, decisionId, actor, actorId } = granted;
         holder.record = {
           ...holder.record,
           allowedTools: { ...holder.record.allowedTools, [allowTool]: { decisionId, actor, actorId } },

@@ -17,6 +17,9 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
  * (scenario files may grow fields). `parameters` must be an object schema;
  * whether it is a valid JSON Schema is checked when the registry compiles it.
  */
+/** `approvalTimeoutSeconds` of a scenario or a tool: whole seconds, one to a week. */
+export const approvalTimeoutSchema = z.number().int().min(1).max(604_800);
+
 export const customToolDeclarationSchema = z
   .object({
     name: z.string().regex(TOOL_NAME_PATTERN, "must be 1-64 letters, digits, '_' or '-'"),
@@ -31,6 +34,8 @@ export const customToolDeclarationSchema = z
     result: z.unknown().optional(),
     error: z.string().nullable().optional(),
     delayMs: z.number().int().min(0).max(600_000).optional(),
+    /** A wait for a decision on one of its calls expires after this long (it overrides the scenario's). */
+    approvalTimeoutSeconds: approvalTimeoutSchema.optional(),
   })
   .strict();
 
@@ -57,7 +62,8 @@ export function createCustomTool(declaration: unknown): ToolDefinition {
       `custom tool ${JSON.stringify(toolName)} is invalid: ${details.join("; ")}`,
     );
   }
-  const { name, description, resourceClass, effect, approval, error, delayMs } = parsed.data;
+  const { name, description, resourceClass, effect, approval, error, delayMs, approvalTimeoutSeconds } =
+    parsed.data;
   const result = structuredClone(parsed.data.result ?? {});
   return {
     name,
@@ -66,6 +72,7 @@ export function createCustomTool(declaration: unknown): ToolDefinition {
     resourceClass,
     effect,
     approval,
+    ...(approvalTimeoutSeconds === undefined ? {} : { approvalTimeoutSeconds }),
     async execute(_args, context) {
       throwIfAborted(context.signal);
       if (delayMs !== undefined && delayMs > 0) {

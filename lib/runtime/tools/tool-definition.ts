@@ -38,5 +38,7 @@ export interface ToolDefinition {
   resourceClass: ResourceClass;
   effect: Effect;
   approval: ApprovalPolicy;
+  /** How long a wait for a decision on one of its calls lasts before it expires; none when unset. */
+  approvalTimeoutSeconds?: number;
   execute(args: Record<string, unknown>, context: ToolContext): Promise<unknown>;
 }

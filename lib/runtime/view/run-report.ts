@@ -43,7 +43,8 @@ export interface RunReport {
     actorId: string | null;
     /** A denial's reply to the model. */
     reason: string | null;
-    outcome: "executed" | "denied";
+    /** `expired`: nobody decided in time (never a denial). */
+    outcome: "executed" | "denied" | "expired";
     /** False for a decision the audit could not store (one that executed no write). */
     audited: boolean;
     decidedAt: string;
@@ -76,7 +77,7 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
     actor: approval.actor,
     actorId: approval.actorId,
     reason: approval.reason,
-    outcome: approval.approve ? "executed" : "denied",
+    outcome: approval.kind === "expiry" ? "expired" : approval.approve ? "executed" : "denied",
     audited: true,
     decidedAt: approval.decidedAt,
     decisionId: approval.decisionId,
@@ -99,7 +100,12 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
     metrics: { recoveries: view.recoveries, recoveredCompletions: view.recoveredCompletions },
     startedBy: view.startedBy,
     pending: view.pending
-      ? { turnDigest: view.pending.turnDigest, calls: view.pending.calls, gates: view.pending.gates }
+      ? {
+          turnDigest: view.pending.turnDigest,
+          calls: view.pending.calls,
+          gates: view.pending.gates,
+          ...(view.pending.expiresAt ? { expiresAt: view.pending.expiresAt } : {}),
+        }
       : null,
     steps: view.steps.map((step) => ({
       index: step.index,
@@ -135,7 +141,7 @@ function unauditedDecision(decision: DecisionView): RunReport["decisions"][numbe
     audited: false,
     decidedAt: decision.at,
     decisionId: decision.decisionId,
-    kind: "decision",
+    kind: decision.kind,
     scope: decision.scope,
     batchIndex: decision.gates[0] ?? null,
     toolName: null,

@@ -22,7 +22,7 @@ describe("the run view, the one fold of a run's events", () => {
     const waiting = await waitingAtWrite();
     const view = await harness.service.loadView(waiting.runId);
     expect(view?.status).toBe("WAITING_FOR_APPROVAL");
-    expect(view?.pending).toEqual({ stepIndex: 0, ...waiting.pending });
+    expect(view?.pending).toEqual({ stepIndex: 0, ...waiting.pending, isExpiring: false });
     expect(view?.steps[0]?.calls.map((call) => call.status)).toEqual(["pending", "pending"]);
 
     await harness.service.decide(waiting.runId, {
@@ -65,7 +65,7 @@ describe("the run view, the one fold of a run's events", () => {
     ).rejects.toMatchObject({ code: "not_auditable" });
     const view = await harness.service.loadView(waiting.runId);
     expect(view?.status).toBe("WAITING_FOR_APPROVAL");
-    expect(view?.pending).toEqual({ stepIndex: 0, ...waiting.pending });
+    expect(view?.pending).toEqual({ stepIndex: 0, ...waiting.pending, isExpiring: false });
     expect(view?.log.slice(-2).map((entry) => entry.type)).toEqual(["run_claimed", "run_released"]);
     expect(await harness.service.getReport(waiting.runId)).toMatchObject({
       status: "WAITING_FOR_APPROVAL",

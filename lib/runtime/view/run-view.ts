@@ -47,9 +47,13 @@ export interface PendingTurnView extends PendingTurn {
   stepIndex: number;
   /** Always listed in a view (a turn stored before gates were listed has its barrier as its one known gate). */
   gates: number[];
+  /** True once `approval_expiring` said the wait is in its last fifth. */
+  isExpiring: boolean;
 }
 
 export interface DecisionView {
+  /** A person's (or a scenario's) decision, or the wait's expiry: nobody decided in time. */
+  kind: "decision" | "expiry";
   seq: number;
   stepIndex: number;
   turnDigest: string;
@@ -58,7 +62,7 @@ export interface DecisionView {
   actorId: string | null;
   /** A denial's reply to the model. */
   reason: string | null;
-  outcome: "executed" | "denied";
+  outcome: "executed" | "denied" | "expired";
   audited: boolean;
   decisionId: string | null;
   /** `turn`: the decision approved every gate of the pending turn. */
@@ -200,6 +204,8 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
         turnDigest,
         calls,
         gates: gates ?? [calls[0]?.batchIndex ?? 0],
+        isExpiring: false,
+        ...(event.payload.expiresAt ? { expiresAt: event.payload.expiresAt } : {}),
       };
       return { ...view, status: "WAITING_FOR_APPROVAL", pending };
     }
@@ -207,7 +213,7 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
       // Taken up by a decision or cancellation: no decision can be offered until it waits again.
       return { ...view, status: "RUNNING", pending: null };
     case "approval_decided": {
-      const decision: DecisionView = { ...event.payload, seq: event.seq, at: event.at };
+      const decision: DecisionView = { ...event.payload, kind: "decision", seq: event.seq, at: event.at };
       const { approve, stepIndex, gates, editedArguments, decisionId, allowTool, actor, actorId } =
         event.payload;
       const allowedTools =
@@ -230,6 +236,33 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
     }
     case "run_resumed":
       return { ...view, status: "RUNNING", pending: null };
+    case "approval_expiring": {
+      const { pending } = view;
+      if (!pending || pending.turnDigest !== event.payload.turnDigest) return view;
+      return { ...view, pending: { ...pending, isExpiring: true } };
+    }
+    case "approval_expired": {
+      const { stepIndex, turnDigest, batchIndex, decisionId, audited } = event.payload;
+      const expiry: DecisionView = {
+        kind: "expiry",
+        seq: event.seq,
+        at: event.at,
+        stepIndex,
+        turnDigest,
+        approve: false,
+        actor: "nobody",
+        actorId: null,
+        reason: null,
+        outcome: "expired",
+        audited,
+        decisionId,
+        scope: "gate",
+        gates: [batchIndex],
+        editedArguments: null,
+        allowTool: null,
+      };
+      return { ...view, decisions: [...view.decisions, expiry] };
+    }
     case "tool_allowance_revoked": {
       const { [event.payload.toolName]: _, ...allowedTools } = view.allowedTools;
       return { ...view, allowedTools };

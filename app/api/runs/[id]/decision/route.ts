@@ -22,8 +22,8 @@ export const POST = handleRoute(
         `wait must be "settled" (to answer when the run next waits or ends), or left out (to answer once the decision took effect); got "${wait}".`,
       );
     }
-    const { approve, turnDigest, reason } = await readBody(request, decisionRequestSchema);
-    const decision = { approve, turnDigest, reason, actor: identity.name, actorId: identity.userId };
+    const { actor: _, ...body } = await readBody(request, decisionRequestSchema);
+    const decision = { ...body, actor: identity.name, actorId: identity.userId };
     const service = await getRunService();
     return Response.json(
       wait === "settled"

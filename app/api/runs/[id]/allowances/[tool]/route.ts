@@ -1,0 +1,22 @@
+import { handleRoute } from "@/lib/http/api-route";
+import { RequestRefusal } from "@/lib/http/refusal";
+import { toolNameSchema } from "@/lib/http/request-schemas";
+import { readRunId } from "@/lib/http/run-route-context";
+import { revokeToolAllowance } from "@/lib/server/revoke-tool-allowance";
+
+interface AllowanceRouteContext {
+  params: Promise<{ id: string; tool: string }>;
+}
+
+/** Revokes the run's grant of a tool ("always allow"): its calls wait for a decision again from the next step. */
+export const DELETE = handleRoute(
+  { role: "approver" },
+  async (_request: Request, context: AllowanceRouteContext, identity) => {
+    const runId = await readRunId(context);
+    const { tool } = await context.params;
+    if (!toolNameSchema.safeParse(tool).success) {
+      throw RequestRefusal.of("invalid_request", `tool: ${JSON.stringify(tool)} is not a tool name.`);
+    }
+    return Response.json(await revokeToolAllowance(runId, tool, identity));
+  },
+);
