@@ -17,7 +17,7 @@ test("a denial invalidates the calls after the barrier, and the model's next ste
   await expect(run.step(2).getByRole("row", { name: /^reply call 0: ok/ })).toBeVisible();
   // The decision is credited to the person signed in (the suite's administrator), with their reason.
   await expect(page.getByRole("list", { name: "Decisions" })).toContainText(
-    /Denied by admin .*“keep the file”/,
+    /Denied with a reply by admin .*“keep the file”/,
   );
   await run.screenshot("denied, rest invalidated, next step", testInfo);
 });

@@ -32,6 +32,17 @@ test("the playground, a waiting run with its approval panel, and the inbox pass 
   await run.expectStatus("Waiting for approval");
   await page.getByText("View").first().click();
   expect(await violationsOn(page)).toEqual([]);
+  // The decision variants' form: the arguments editor with a failed check, then with its diff.
+  await run.approvalPanel.getByRole("button", { name: "Edit arguments, then approve" }).click();
+  const field = run.approvalPanel.getByRole("textbox", { name: /Arguments of write_file/ });
+  await field.fill("{");
+  await expect(run.approvalPanel.getByRole("alert")).toContainText("Not valid JSON");
+  expect(await violationsOn(page)).toEqual([]);
+  await field.fill('{ "path": "new/report.txt", "content": "edited" }');
+  await expect(
+    run.approvalPanel.getByRole("figure", { name: "Changes from what the model sent" }),
+  ).toBeVisible();
+  expect(await violationsOn(page)).toEqual([]);
 
   await page.goto("/inbox");
   await expect(page.getByRole("list", { name: "Waiting runs" })).toBeVisible();

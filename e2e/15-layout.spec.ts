@@ -3,8 +3,16 @@ import { expect, type Page, type TestInfo, test } from "@playwright/test";
 import { loadScenario, startRunOverApi, waitForStatus } from "./pages/api";
 
 async function expectFitsAndPassesAxe(page: Page, label: string, testInfo: TestInfo) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow, `${label} is wider than the screen`).toBeLessThanOrEqual(0);
+  // What sticks out past the right edge, outermost first, so a failure names the culprit.
+  const overflowing = await page.evaluate(() =>
+    document.documentElement.scrollWidth <= window.innerWidth
+      ? []
+      : [...document.querySelectorAll("body *")]
+          .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
+          .slice(0, 5)
+          .map((element) => `${element.tagName.toLowerCase()}.${[...element.classList].join(".")}`),
+  );
+  expect(overflowing, `${label} is wider than the screen`).toEqual([]);
   const results = await new AxeBuilder({ page })
     .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
     .analyze();
@@ -43,6 +51,15 @@ for (const colorScheme of ["light", "dark"] as const) {
       await page.goto(`/runs/${runId}`);
       await expect(page.getByRole("region", { name: "Approval needed" })).toBeVisible();
       await expectFitsAndPassesAxe(page, `waiting run, ${colorScheme}`, testInfo);
+      const panel = page.getByRole("region", { name: "Approval needed" });
+      await panel.getByRole("button", { name: "Edit arguments, then approve" }).click();
+      await panel
+        .getByRole("textbox", { name: /Arguments of write_file/ })
+        .fill(
+          '{ "path": "new/report.txt", "content": "a much longer edited content line that must wrap or scroll inside its own box" }',
+        );
+      await expect(panel.getByRole("figure", { name: "Changes from what the model sent" })).toBeVisible();
+      await expectFitsAndPassesAxe(page, `editing arguments, ${colorScheme}`, testInfo);
       await page.goto("/inbox");
       await expect(page.getByRole("list", { name: "Waiting runs" })).toBeVisible();
       await expectFitsAndPassesAxe(page, `inbox, ${colorScheme}`, testInfo);

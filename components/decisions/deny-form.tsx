@@ -2,7 +2,10 @@
 
 import { useId, useState } from "react";
 
-/** A denial with its reason (the model sees it in its next step). Escape calls `onCancel`. */
+/**
+ * A denial with a reply to the model (it reads it with the outcome in its
+ * next completion), as agent inboxes offer it. Escape calls `onCancel`.
+ */
 export function DenyForm({
   onDeny,
   onCancel,
@@ -24,7 +27,7 @@ export function DenyForm({
         onDeny(reason);
       }}
     >
-      <label htmlFor={reasonId}>Reason for denying</label>
+      <label htmlFor={reasonId}>Reply to the model instead</label>
       <input
         id={reasonId}
         value={reason}
@@ -33,12 +36,12 @@ export function DenyForm({
           if (event.key === "Escape") onCancel?.();
         }}
         maxLength={2000}
-        placeholder="Optional; the model sees it"
+        placeholder="Why not, or what to do instead (optional)"
         // biome-ignore lint/a11y/noAutofocus: opened by the person's own `d`, the reason is what they type next
         autoFocus={autoFocus}
       />
       <button type="submit" className="danger" disabled={isPending}>
-        Deny
+        Deny and reply
       </button>
     </form>
   );

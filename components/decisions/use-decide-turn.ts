@@ -9,7 +9,14 @@ import type { DecisionResult } from "@/lib/runtime";
 export interface DecideInput {
   approve: boolean;
   turnDigest: string;
+  /** A denial's reply to the model. */
   reason?: string;
+  /** Approvals only: the barrier's arguments as the approver changed them. */
+  editedArguments?: Record<string, unknown>;
+  /** Approvals only: `turn` approves every gate of the pending turn. */
+  scope?: "gate" | "turn";
+  /** Approvals only: later calls of the barrier's tool in this run need no approval. */
+  alwaysAllow?: boolean;
 }
 
 /**
@@ -20,13 +27,8 @@ export interface DecideInput {
 export function useDecideTurn(runId: string) {
   const queryClient = useQueryClient();
   const mutation = useMutation<ActionResult<DecisionResult>, Error, DecideInput>({
-    mutationFn: (input) =>
-      decideTurnAction({
-        runId,
-        approve: input.approve,
-        turnDigest: input.turnDigest,
-        reason: input.reason?.trim() ? input.reason.trim() : null,
-      }),
+    mutationFn: ({ reason, ...input }) =>
+      decideTurnAction({ runId, ...input, reason: reason?.trim() ? reason.trim() : null }),
     // The run page refetches its view (it only ever moves forward), so a refused
     // decision shows the current turn even when this tab's stream is behind.
     // The inbox needs nothing: its stream sends a new snapshot after every change.

@@ -6,6 +6,7 @@ import type { InboxItem } from "@/lib/queries/inbox-item";
 import { useCan } from "../auth/viewer-context";
 import { DenyForm } from "../decisions/deny-form";
 import { describeActionError } from "../decisions/describe-action-error";
+import { ExpiryCountdown } from "../decisions/expiry-countdown";
 import { useDecideTurn } from "../decisions/use-decide-turn";
 import { formatDuration } from "../ui/format-duration";
 
@@ -24,6 +25,7 @@ interface InboxRowProps {
 export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerRow }: InboxRowProps) {
   const { decide, isPending, refusal, lastInput } = useDecideTurn(item.runId);
   const [isDenying, setIsDenying] = useState(false);
+  const [alwaysAllow, setAlwaysAllow] = useState(false);
   const canDecide = useCan("approver");
   const row = useRef<HTMLLIElement | null>(null);
   const pending = item.pending;
@@ -31,8 +33,15 @@ export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerR
   const explained = refusal ? describeActionError(refusal) : null;
   const retry = explained?.canRetry && lastInput?.turnDigest === pending?.turnDigest ? lastInput : undefined;
 
-  function approve() {
-    if (pending && !isPending && canDecide) decide({ approve: true, turnDigest: pending.turnDigest });
+  const gates = pending ? (pending.gates ?? [pending.calls[0]?.batchIndex ?? 0]) : [];
+  function approve(scope: "gate" | "turn" = "gate") {
+    if (pending && !isPending && canDecide)
+      decide({
+        approve: true,
+        turnDigest: pending.turnDigest,
+        ...(scope === "turn" ? { scope } : {}),
+        ...(alwaysAllow ? { alwaysAllow } : {}),
+      });
   }
   // The reason field goes away: focus returns to the row, so the keys keep working.
   function closeDenyForm() {
@@ -72,15 +81,23 @@ export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerR
           waiting <time dateTime={item.waitingSince ?? undefined}>{waited}</time>
         </span>
       </div>
+      {pending?.expiresAt && <ExpiryCountdown expiresAt={pending.expiresAt} isExpiring={false} />}
       {pending ? (
         <ol className="inbox-calls" aria-label="Pending calls">
-          {pending.calls.map((call, position) => (
-            <li key={call.batchIndex}>
-              <span className="call-name">{call.name}</span>
-              {position === 0 && <span className="tag tag-barrier">barrier</span>}{" "}
-              <code className="inline-args">{abbreviate(call.arguments)}</code>
-            </li>
-          ))}
+          {pending.calls.map((call) => {
+            const gate = gates.indexOf(call.batchIndex);
+            return (
+              <li key={call.batchIndex}>
+                <span className="call-name">{call.name}</span>
+                {gate >= 0 && (
+                  <span className="tag tag-barrier">
+                    {gates.length > 1 ? `gate ${gate + 1} of ${gates.length}` : "barrier"}
+                  </span>
+                )}{" "}
+                <code className="inline-args">{abbreviate(call.arguments)}</code>
+              </li>
+            );
+          })}
         </ol>
       ) : (
         <p className="alert">The saved state cannot be read: {item.unreadable}</p>
@@ -97,9 +114,32 @@ export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerR
       )}
       {canDecide && (
         <div className="decision-actions">
-          <button type="button" className="primary" disabled={!pending || isPending} onClick={approve}>
+          <button
+            type="button"
+            className="primary"
+            disabled={!pending || isPending}
+            onClick={() => approve()}
+          >
             Approve
           </button>
+          {gates.length > 1 && (
+            <button type="button" disabled={isPending} onClick={() => approve("turn")}>
+              Approve all {gates.length} gates
+            </button>
+          )}
+          {pending?.calls[0] && (
+            <label className="checkbox">
+              <input
+                type="checkbox"
+                checked={alwaysAllow}
+                onChange={(event) => setAlwaysAllow(event.target.checked)}
+              />
+              Always allow {pending.calls[0].name} in this run
+            </label>
+          )}
+          <Link href={`/runs/${item.runId}`}>
+            Edit arguments<span className="visually-hidden"> of {item.name}</span> on the run page
+          </Link>
           {isDenying && pending ? (
             <DenyForm
               autoFocus
@@ -117,7 +157,7 @@ export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerR
               disabled={!pending || isPending}
               onClick={() => setIsDenying(true)}
             >
-              Deny
+              Reply to the model instead
             </button>
           )}
           <span role="status" className="muted">

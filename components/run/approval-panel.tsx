@@ -1,16 +1,21 @@
 "use client";
 
-import { useId } from "react";
-import type { RunView } from "@/lib/runtime/view/run-view";
+import { useId, useState } from "react";
+import type { PendingTurnView, RunView } from "@/lib/runtime/view/run-view";
 import { useCan } from "../auth/viewer-context";
 import { DenyForm } from "../decisions/deny-form";
 import { describeActionError } from "../decisions/describe-action-error";
-import { useDecideTurn } from "../decisions/use-decide-turn";
+import { EditArguments } from "../decisions/edit-arguments";
+import { ExpiryCountdown } from "../decisions/expiry-countdown";
+import { type DecideInput, useDecideTurn } from "../decisions/use-decide-turn";
 import { JsonBlock } from "../ui/json-block";
 
 /**
  * The pending turn and its decision (SPEC §5): what will run if approved, the
- * digest the decision is bound to, and every refusal in plain words.
+ * digest the decision is bound to, and every refusal in plain words. Besides
+ * approve and deny-with-a-reply: edit the barrier's arguments, then approve;
+ * approve every gate of the turn at once; always allow the barrier's tool for
+ * the rest of the run.
  */
 export function ApprovalPanel({ view }: { view: RunView }) {
   const { decide, isPending, refusal, lastInput, reset } = useDecideTurn(view.runId);
@@ -38,64 +43,137 @@ export function ApprovalPanel({ view }: { view: RunView }) {
       {pending && (
         <>
           <p className="muted">
-            Step {pending.stepIndex + 1}. The first call is the barrier; the calls after it keep their
-            original payloads and run only if it is approved and succeeds.
+            Step {pending.stepIndex + 1}.{" "}
+            {pending.gates.length > 1
+              ? `This turn has ${pending.gates.length} gates; gate 1 is the barrier.`
+              : "The first call is the barrier."}{" "}
+            The calls after it keep their original payloads and run only if it is approved and succeeds.
           </p>
+          {pending.expiresAt && (
+            <ExpiryCountdown expiresAt={pending.expiresAt} isExpiring={pending.isExpiring} />
+          )}
           <dl className="digest">
             <dt>Turn digest</dt>
             <dd>
               <code>{pending.turnDigest}</code>
             </dd>
           </dl>
-          <ol className="pending-calls" aria-label="Pending calls">
-            {pending.calls.map((call, position) => (
-              <li key={call.batchIndex}>
-                <span className="call-name">{call.name}</span>{" "}
-                <span className="muted">call {call.batchIndex}</span>{" "}
-                {position === 0 ? (
-                  <span className="tag tag-barrier">barrier</span>
-                ) : (
-                  <span className="tag">retained</span>
-                )}
-                <JsonBlock
-                  value={call.arguments}
-                  isRaw
-                  label={`arguments of pending ${call.name} call ${call.batchIndex}`}
-                />
-              </li>
-            ))}
-          </ol>
+          <PendingCalls pending={pending} />
           {canDecide ? (
-            <div className="decision-actions">
-              <button
-                type="button"
-                className="primary"
-                disabled={isPending}
-                onClick={() => {
-                  reset();
-                  decide({ approve: true, turnDigest: pending.turnDigest });
-                }}
-              >
-                Approve
-              </button>
-              <DenyForm
-                // A new turn starts with an empty reason.
-                key={pending.turnDigest}
-                isPending={isPending}
-                onDeny={(reason) => {
-                  reset();
-                  decide({ approve: false, turnDigest: pending.turnDigest, reason });
-                }}
-              />
-              <span role="status" className="muted">
-                {isPending ? "Sending your decision…" : ""}
-              </span>
-            </div>
+            <DecisionForm
+              // A new turn starts with an empty form.
+              key={pending.turnDigest}
+              runId={view.runId}
+              pending={pending}
+              isPending={isPending}
+              decide={(input) => {
+                reset();
+                decide(input);
+              }}
+            />
           ) : (
             <p className="muted">An approver decides this turn; your role can only watch it.</p>
           )}
         </>
       )}
     </section>
+  );
+}
+
+function PendingCalls({ pending }: { pending: PendingTurnView }) {
+  return (
+    <ol className="pending-calls" aria-label="Pending calls">
+      {pending.calls.map((call) => {
+        const gate = pending.gates.indexOf(call.batchIndex);
+        return (
+          <li key={call.batchIndex}>
+            <span className="call-name">{call.name}</span>{" "}
+            <span className="muted">call {call.batchIndex}</span>{" "}
+            {gate >= 0 ? (
+              <span className="tag tag-barrier">
+                {pending.gates.length === 1
+                  ? "barrier"
+                  : `gate ${gate + 1} of ${pending.gates.length}${gate === 0 ? " · barrier" : ""}`}
+              </span>
+            ) : (
+              <span className="tag">retained</span>
+            )}
+            <JsonBlock
+              value={call.arguments}
+              isRaw
+              label={`arguments of pending ${call.name} call ${call.batchIndex}`}
+            />
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+function DecisionForm({
+  runId,
+  pending,
+  isPending,
+  decide,
+}: {
+  runId: string;
+  pending: PendingTurnView;
+  isPending: boolean;
+  decide(input: DecideInput): void;
+}) {
+  const [isEditing, setIsEditing] = useState(false);
+  const [alwaysAllow, setAlwaysAllow] = useState(false);
+  const barrier = pending.calls[0];
+  if (!barrier) return null;
+  const approve = (variant: Pick<DecideInput, "editedArguments" | "scope"> = {}) =>
+    decide({
+      approve: true,
+      turnDigest: pending.turnDigest,
+      ...variant,
+      ...(alwaysAllow ? { alwaysAllow } : {}),
+    });
+
+  return (
+    <div className="decision-form">
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={alwaysAllow}
+          onChange={(event) => setAlwaysAllow(event.target.checked)}
+        />
+        Always allow {barrier.name} for the rest of this run
+      </label>
+      {isEditing ? (
+        <EditArguments
+          runId={runId}
+          turnDigest={pending.turnDigest}
+          call={barrier}
+          isPending={isPending}
+          onApprove={(editedArguments) => approve({ editedArguments })}
+          onCancel={() => setIsEditing(false)}
+        />
+      ) : (
+        <div className="decision-actions">
+          <button type="button" className="primary" disabled={isPending} onClick={() => approve()}>
+            Approve
+          </button>
+          {pending.gates.length > 1 && (
+            <button type="button" disabled={isPending} onClick={() => approve({ scope: "turn" })}>
+              Approve all {pending.gates.length} gates in this turn
+            </button>
+          )}
+          <button type="button" disabled={isPending} onClick={() => setIsEditing(true)}>
+            Edit arguments, then approve
+          </button>
+        </div>
+      )}
+      <DenyForm
+        isPending={isPending}
+        onDeny={(reason) => decide({ approve: false, turnDigest: pending.turnDigest, reason })}
+      />
+      <span role="status" className="muted">
+        {isPending ? "Sending your decision…" : ""}
+      </span>
+    </div>
   );
 }

@@ -34,6 +34,8 @@ function CallRow({ call, isAwaitingApproval }: { call: CallView; isAwaitingAppro
       <td>
         <span className="call-name">{call.name}</span>
         {call.isGated && <span className="tag tag-barrier">gated</span>}
+        {call.allowedBy && <span className="tag">allowed by {call.allowedBy.actor}</span>}
+        {call.editedArguments !== null && <span className="tag">edited</span>}
       </td>
       <td>
         <span className="state" data-state={isAwaitingApproval ? "awaiting" : call.status}>
@@ -51,12 +53,22 @@ function CallRow({ call, isAwaitingApproval }: { call: CallView; isAwaitingAppro
               arguments and result of {call.name} call {call.batchIndex}
             </span>
           </summary>
-          <h4>Arguments</h4>
+          <h4>{call.editedArguments === null ? "Arguments" : "Arguments as the model sent them"}</h4>
           <JsonBlock
             value={call.arguments}
             isRaw
             label={`arguments of ${call.name} call ${call.batchIndex}`}
           />
+          {call.editedArguments !== null && (
+            <>
+              <h4>Arguments it ran with (edited before approval)</h4>
+              <JsonBlock
+                value={call.editedArguments}
+                isRaw
+                label={`edited arguments of ${call.name} call ${call.batchIndex}`}
+              />
+            </>
+          )}
           {call.result !== null && call.result !== undefined && (
             <>
               <h4>Result</h4>

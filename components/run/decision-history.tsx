@@ -1,6 +1,10 @@
 import type { DecisionView } from "@/lib/runtime/view/run-view";
 
-/** Every decision on the run, from the audit's events: who, when, what, and why. */
+/**
+ * Every decision on the run, from its events: who, when, on which turn
+ * (digest), what (approve, edit-and-approve, approve every gate, always
+ * allow, deny with a reply, expired) and why. An expiry is never a denial.
+ */
 export function DecisionHistory({ decisions }: { decisions: DecisionView[] }) {
   if (decisions.length === 0) return null;
   return (
@@ -8,15 +12,34 @@ export function DecisionHistory({ decisions }: { decisions: DecisionView[] }) {
       <h2 id="decision-history-heading">Decisions</h2>
       <ol className="decision-history" aria-label="Decisions">
         {decisions.map((decision) => (
-          <li key={decision.seq}>
-            <strong>{decision.approve ? "Approved" : "Denied"}</strong> by {decision.actor}{" "}
+          <li key={decision.seq} data-outcome={decision.outcome}>
+            <strong>{describeDecision(decision)}</strong>
+            {decision.kind === "expiry" ? "" : ` by ${decision.actor}`}{" "}
             <time dateTime={decision.at}>{new Date(decision.at).toLocaleString()}</time>, step{" "}
-            {decision.stepIndex + 1}
+            {decision.stepIndex + 1}, turn{" "}
+            <code title={decision.turnDigest}>{decision.turnDigest.slice(0, 12)}…</code>
             {decision.reason && <>: “{decision.reason}”</>}
+            {decision.editedArguments && (
+              <div>
+                Ran with <code className="inline-args">{decision.editedArguments}</code>
+              </div>
+            )}
             {!decision.audited && <span className="muted"> (the audit record could not be stored)</span>}
           </li>
         ))}
       </ol>
     </section>
   );
+}
+
+/** A decision in a few words: what was decided, and how. */
+export function describeDecision(decision: DecisionView): string {
+  if (decision.kind === "expiry") return "Expired: nobody decided in time";
+  if (!decision.approve) return decision.reason ? "Denied with a reply" : "Denied";
+  const how = [
+    decision.editedArguments !== null ? "with edited arguments" : null,
+    decision.scope === "turn" ? `all ${decision.gates.length} gates of the turn` : null,
+    decision.allowTool !== null ? `and always allowed ${decision.allowTool} for this run` : null,
+  ].filter((part) => part !== null);
+  return how.length > 0 ? `Approved ${how.join(", ")}` : "Approved";
 }

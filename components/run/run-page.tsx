@@ -10,6 +10,7 @@ import { DecisionHistory } from "./decision-history";
 import { EventLog } from "./event-log";
 import { RunControls } from "./run-controls";
 import { StepCard } from "./step-card";
+import { ToolAllowances } from "./tool-allowances";
 import { type StreamState, useRunStream } from "./use-run-stream";
 
 const STREAM_LABELS: Record<StreamState, string> = {
@@ -73,6 +74,7 @@ export function RunPage({
         </p>
       )}
       <ApprovalPanel view={view} />
+      <ToolAllowances view={view} />
       <section aria-label="Steps" className="timeline">
         {view.steps.length === 0 && (
           <p className="muted">

@@ -8,6 +8,8 @@ export function describeCallState(status: CallStatus, isAwaitingApproval: boolea
       return "queued";
     case "not_dispatched":
       return "not dispatched";
+    case "expired":
+      return "expired: nobody decided in time";
     default:
       return status;
   }

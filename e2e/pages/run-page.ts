@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { expect, type Page } from "@playwright/test";
 
 /** The live run view at `/runs/[id]`. */
@@ -53,12 +55,13 @@ export class RunPage {
   }
 
   async approve() {
-    await this.approvalPanel.getByRole("button", { name: "Approve" }).click();
+    await this.approvalPanel.getByRole("button", { name: "Approve", exact: true }).click();
   }
 
+  /** Denies with a reply to the model. */
   async deny(reason: string) {
-    await this.approvalPanel.getByRole("textbox", { name: "Reason for denying" }).fill(reason);
-    await this.approvalPanel.getByRole("button", { name: "Deny" }).click();
+    await this.approvalPanel.getByRole("textbox", { name: "Reply to the model instead" }).fill(reason);
+    await this.approvalPanel.getByRole("button", { name: "Deny and reply" }).click();
   }
 
   /** The seqs listed in the event log, in page order. */
@@ -76,9 +79,10 @@ export class RunPage {
     name: string,
     testInfo: { attach(name: string, options: { body: Buffer; contentType: string }): Promise<void> },
   ) {
-    await testInfo.attach(name, {
-      body: await this.page.screenshot({ fullPage: true }),
-      contentType: "image/png",
-    });
+    const body = await this.page.screenshot({ fullPage: true });
+    await testInfo.attach(name, { body, contentType: "image/png" });
+    // To look at the pages without the HTML report: E2E_SCREENSHOT_DIR=/some/dir.
+    const folder = process.env.E2E_SCREENSHOT_DIR;
+    if (folder) writeFileSync(path.join(folder, `${name.replaceAll(/\W+/g, "-")}.png`), body);
   }
 }

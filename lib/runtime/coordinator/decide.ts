@@ -89,19 +89,7 @@ export async function startDecision(
 ): Promise<StartedDecision> {
   const { store, claimsInFlight } = dependencies;
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
-  const waiting = await requireRun(store, runId);
-  let pending: PendingTurn;
-  try {
-    // Decoded once, before anything is claimed: refusals of a run that cannot be decided cost no write.
-    ({ pending } = decodeWaitingState(waiting));
-    await refuseUnmatchableDigest(waiting, pending, decision);
-  } catch (error) {
-    throw await explainExpiredTurn(error, runId, decision, dependencies);
-  }
-  if (isPastDeadline(pending, dependencies.now()))
-    throw new ApprovalExpiredError(runId, pending.expiresAt, null);
-  refuseSelfApproval(waiting, decision, dependencies);
-  const edit = checkVariant(waiting, pending, decision, dependencies);
+  const { waiting, edit } = await checkDecision(runId, decision, dependencies);
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
   claimsInFlight?.add(runId);
   let applied: Awaited<ReturnType<typeof applyDecision>>;
@@ -121,6 +109,33 @@ export async function startDecision(
     ),
   );
   return { outcome, settled };
+}
+
+/**
+ * Every check a decision passes before anything is claimed (see
+ * {@link startDecision}), without claiming: for the claim that follows, and
+ * for a form that checks a decision while a person composes it. Throws the
+ * refusal the decision would get; returns the run as read and the edited
+ * barrier call, preflighted (or null).
+ */
+export async function checkDecision(
+  runId: string,
+  decision: Decision,
+  dependencies: CoordinatorDependencies,
+) {
+  const waiting = await requireRun(dependencies.store, runId);
+  let pending: PendingTurn;
+  try {
+    // Decoded once, before anything is claimed: refusals of a run that cannot be decided cost no write.
+    ({ pending } = decodeWaitingState(waiting));
+    await refuseUnmatchableDigest(waiting, pending, decision);
+  } catch (error) {
+    throw await explainExpiredTurn(error, runId, decision, dependencies);
+  }
+  if (isPastDeadline(pending, dependencies.now()))
+    throw new ApprovalExpiredError(runId, pending.expiresAt, null);
+  refuseSelfApproval(waiting, decision, dependencies);
+  return { waiting, edit: checkVariant(waiting, pending, decision, dependencies) };
 }
 
 /**

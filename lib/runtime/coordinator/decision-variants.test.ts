@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runScenarioHeadless } from "../host/run-scenario-headless";
 import type { ModelCompletionRequest } from "../model/model";
 import type { PendingTurn } from "../run/run-types";
 import type { ScenarioInput } from "../scenario/scenario-schema";
@@ -584,5 +585,33 @@ describe("approvals that expire", () => {
     expect((await host.getReport(runId))?.pending?.expiresAt).toBeUndefined();
     clock.now += 365 * 24 * 3_600_000;
     expect(await host.sweepApprovalDeadlines()).toEqual([]);
+  });
+});
+
+describe("a scenario's decisions (headless runs, the CLI)", () => {
+  it("can edit, approve every gate and grant a tool, each as from any other surface", async () => {
+    const report = await runScenarioHeadless(
+      harness.service,
+      buildScenario({
+        ...twoGates("headless variants"),
+        decisions: [
+          {
+            approve: true,
+            actor: "ci",
+            scope: "turn",
+            editedArguments: { path: "renamed.txt", content: "fresh" },
+          },
+        ],
+      }),
+    );
+    expect(report.status).toBe("COMPLETED");
+    expect(harness.service.toolContext(report.runId).workspace.snapshot()).toEqual({
+      "renamed.txt": "fresh",
+      "keep.txt": "keep",
+    });
+    expect(report.decisions.map((row) => [row.batchIndex, row.scope, row.editedArguments !== null])).toEqual([
+      [0, "turn", true],
+      [2, "turn", false],
+    ]);
   });
 });

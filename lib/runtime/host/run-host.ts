@@ -1,7 +1,7 @@
 import { startCancelRun } from "../coordinator/cancel-run";
 import { readPendingTurn } from "../coordinator/claim-waiting-run";
 import type { CoordinatorDependencies } from "../coordinator/coordinator-dependencies";
-import { type Decision, startDecision } from "../coordinator/decide";
+import { checkDecision, type Decision, startDecision } from "../coordinator/decide";
 import { expireWait } from "../coordinator/expire-wait";
 import { RuntimeError } from "../errors";
 import type { Model, TranscriptEntry } from "../model/model";
@@ -272,6 +272,10 @@ export function createRunHost(options: RunHostOptions) {
       return { ...started, settled: watchDeadline(runId, started.settled) };
     },
     sweepApprovalDeadlines,
+    /** Checks a decision as it would be checked before its claim, claiming nothing; throws its refusal. */
+    async checkDecision(runId: string, decision: Decision): Promise<void> {
+      await checkDecision(runId, decision, coordinator);
+    },
     /** Cancels a turn or the run and answers once the run next waits or ends (or, if it is running, at once). */
     async cancelRun(runId: string, scope: "turn" | "run") {
       return { status: await (await startCancel(runId, scope)).settled };

@@ -254,6 +254,43 @@ describe("recovering a run whose worker died (SPEC §6 lease)", () => {
     expect(report?.decisions).toMatchObject([{ actor: "alice", approve: true }]);
   });
 
+  it("goes on with an approval of every gate after its worker died between them: the later gate does not wait again", async () => {
+    const instances = twoInstances({ crashWhen: isSettleOf(0) });
+    const started = await instances.first.startRun(
+      buildScenario({
+        name: "approve all, then die",
+        workspace: { "old.txt": "old" },
+        model: {
+          kind: "scripted",
+          turns: [
+            {
+              calls: [
+                { name: "write_file", arguments: { path: "new.txt", content: "edited later" } },
+                { name: "delete_file", arguments: { path: "old.txt" } },
+              ],
+            },
+            finish,
+          ],
+        },
+      }),
+    );
+    expect(await started.settled).toBe("WAITING_FOR_APPROVAL");
+    const pending = (await instances.first.getReport(started.runId))?.pending;
+    void instances.first.decide(started.runId, {
+      approve: true,
+      turnDigest: pending?.turnDigest,
+      actor: "alice",
+      scope: "turn",
+      editedArguments: { path: "new.txt", content: "edited" },
+    });
+    expect(await instances.recover(started.runId)).toBe("COMPLETED");
+    // The edit survives the crash: the recovering worker runs what alice approved, then gate 2 without a wait.
+    expect(instances.second.toolContext(started.runId).workspace.snapshot()).toEqual({ "new.txt": "edited" });
+    const events = await instances.second.readEvents(started.runId, 0);
+    expect(events.filter((event) => event.type === "awaiting_approval")).toHaveLength(1);
+    expect(await instances.store.listApprovals(started.runId)).toHaveLength(2);
+  });
+
   it("returns a run that was claimed for a decision, but never audited, to waiting at the same turn", async () => {
     const instances = twoInstances({ crashWhen: (call) => call.method === "recordApproval" });
     const started = await instances.first.startRun(

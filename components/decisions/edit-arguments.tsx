@@ -1,0 +1,166 @@
+"use client";
+
+import { diffLines } from "diff";
+import { useEffect, useId, useState } from "react";
+import { checkDecisionAction } from "@/app/actions/check-decision";
+
+/** How long typing pauses before the server checks the edit. */
+const CHECK_DELAY_MS = 300;
+
+interface EditArgumentsProps {
+  runId: string;
+  turnDigest: string;
+  call: { name: string; arguments: string; batchIndex: number };
+  isPending: boolean;
+  onApprove(editedArguments: Record<string, unknown>): void;
+  onCancel(): void;
+}
+
+/**
+ * Edit, then approve: the barrier's arguments in a JSON field, prefilled
+ * with what the model sent, checked as the person types (JSON here, then the
+ * tool's own schema and preflight on the server, exactly as the decision will
+ * be), with the change shown as a diff against the original.
+ */
+export function EditArguments({
+  runId,
+  turnDigest,
+  call,
+  isPending,
+  onApprove,
+  onCancel,
+}: EditArgumentsProps) {
+  const original = prettyArguments(call.arguments);
+  const [text, setText] = useState(original);
+  const parsed = parseObject(text);
+  const [serverProblem, setServerProblem] = useState<{ text: string; message: string | null } | null>(null);
+  const fieldId = useId();
+  const problemId = useId();
+  const diffId = useId();
+
+  // The server checks each text once it stops changing; an answer for an older text is dropped.
+  useEffect(() => {
+    const edited = parseObject(text);
+    if (!edited.ok) return;
+    let isCurrent = true;
+    const timer = setTimeout(async () => {
+      const result = await checkDecisionAction({
+        runId,
+        approve: true,
+        turnDigest,
+        editedArguments: edited.value,
+      }).catch(() => null);
+      if (!isCurrent) return;
+      const message =
+        result === null
+          ? "The server could not check the arguments."
+          : result.ok
+            ? null
+            : result.error.message;
+      setServerProblem({ text, message });
+    }, CHECK_DELAY_MS);
+    return () => {
+      isCurrent = false;
+      clearTimeout(timer);
+    };
+  }, [runId, turnDigest, text]);
+
+  const isChecked = parsed.ok && serverProblem?.text === text;
+  const problem = !parsed.ok ? parsed.message : isChecked ? (serverProblem?.message ?? null) : null;
+  const canApprove = parsed.ok && isChecked && problem === null && !isPending;
+  const changes = parsed.ok ? diffLines(original, JSON.stringify(parsed.value, null, 2)) : [];
+  const isChanged = changes.some((change) => change.added || change.removed);
+
+  return (
+    <form
+      className="edit-arguments"
+      aria-label={`Edit the arguments of ${call.name}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (canApprove && parsed.ok) onApprove(parsed.value);
+      }}
+    >
+      <label htmlFor={fieldId}>
+        Arguments of {call.name} (call {call.batchIndex}), as JSON
+      </label>
+      <textarea
+        id={fieldId}
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === "Escape") onCancel();
+        }}
+        rows={Math.min(16, Math.max(4, text.split("\n").length + 1))}
+        spellCheck={false}
+        aria-invalid={problem !== null}
+        aria-describedby={problemId}
+      />
+      <p id={problemId} className={problem ? "field-problem" : "muted"} role={problem ? "alert" : "status"}>
+        {problem ?? (isChecked ? "The tool accepts these arguments." : "Checking…")}
+      </p>
+      {isChanged && (
+        <figure className="arguments-diff" aria-labelledby={diffId}>
+          <figcaption id={diffId}>Changes from what the model sent</figcaption>
+          <pre>
+            {diffParts(changes).map(({ key, text, kind }) => {
+              const Tag = kind === "added" ? "ins" : kind === "removed" ? "del" : "span";
+              return (
+                <Tag key={key} className={`diff-${kind}`}>
+                  {text}
+                </Tag>
+              );
+            })}
+          </pre>
+        </figure>
+      )}
+      <div className="decision-actions">
+        <button type="submit" className="primary" disabled={!canApprove}>
+          Approve with these arguments
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel edit
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A line diff's parts as marked lines ("+ ", "- ", "  "), each keyed by where it starts. */
+function diffParts(changes: ReturnType<typeof diffLines>) {
+  let line = 0;
+  return changes.map((change) => {
+    const kind = change.added ? "added" : change.removed ? "removed" : "same";
+    const mark = change.added ? "+" : change.removed ? "-" : " ";
+    const lines = change.value.replace(/\n$/, "").split("\n");
+    const key = `${kind}-${line}`;
+    line += lines.length;
+    return { key, kind, text: lines.map((text) => `${mark} ${text}\n`).join("") };
+  });
+}
+
+/** The model's raw arguments, pretty-printed when they are JSON (else as sent). */
+function prettyArguments(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    return raw;
+  }
+}
+
+function parseObject(
+  text: string,
+): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return {
+      ok: false,
+      message: `Not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ok: false, message: "The arguments must be a JSON object, such as {}." };
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}
