@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { runViewQueryOptions } from "@/lib/queries/run-queries";
 import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
+import { sumUsage } from "@/lib/runtime/view/run-report";
 import type { RunView } from "@/lib/runtime/view/run-view";
 import { StatusBadge } from "../ui/status-badge";
 import { ApprovalPanel } from "./approval-panel";
@@ -33,6 +34,7 @@ export function RunPage({
     initialData: initialView,
   });
   const isFinished = isTerminalStatus(view.status);
+  const tokens = sumUsage(view.steps);
   const stream = useRunStream(view.runId, isFinished, initialWorkerLost);
 
   return (
@@ -43,6 +45,9 @@ export function RunPage({
           <p className="muted run-id">
             Run <code>{view.runId}</code>
             {view.startedBy && <> · started by {view.startedBy.name}</>}
+            {" · "}
+            {view.modelCalls} {view.modelCalls === 1 ? "completion" : "completions"}
+            {tokens && <>, {tokens.totalTokens} tokens</>}
           </p>
         </div>
         <div className="run-state">

@@ -45,9 +45,29 @@ export function StepCard({ step, pending }: { step: StepView; pending: PendingTu
         <Metric term="Retained" value={metrics.retainedCount} />
         <Metric term="Invalidated" value={metrics.invalidatedCount} />
         {metrics.repairReason && <Metric term="Repair reason" value={metrics.repairReason} />}
+        {step.completion && <Metric term="Completion" value={formatLatency(step.completion.latencyMs)} />}
+        {step.completion?.usage && (
+          <Metric
+            term="Tokens"
+            value={`${step.completion.usage.totalTokens} (${step.completion.usage.promptTokens} in, ${step.completion.usage.completionTokens} out)`}
+          />
+        )}
       </dl>
+      {step.completion?.preamble && (
+        <details className="preamble">
+          <summary>
+            What the model was told first<span className="visually-hidden"> in step {step.index + 1}</span>{" "}
+            (preamble v{step.completion.preamble.version})
+          </summary>
+          <pre>{step.completion.preamble.text}</pre>
+        </details>
+      )}
     </article>
   );
+}
+
+function formatLatency(ms: number): string {
+  return ms < 1_000 ? `${ms} ms` : `${(ms / 1_000).toFixed(1)} s`;
 }
 
 function Metric({ term, value }: { term: string; value: string | number }) {

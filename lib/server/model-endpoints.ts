@@ -16,6 +16,8 @@ export const modelEndpointSchema = z
     apiKeyEnv: z.string().min(1).optional(),
     /** How long one completion may take before the run fails with `model_failed`. */
     timeoutMs: z.number().int().positive().max(3_600_000).default(60_000),
+    /** How often a failed completion (connection, 408, 409, 429, 5xx) is tried again, with backoff. */
+    maxRetries: z.number().int().min(0).max(10).default(2),
   })
   .strict();
 

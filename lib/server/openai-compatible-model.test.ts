@@ -19,7 +19,7 @@ let server: Server;
 let baseURL: string;
 const requests: Recorded[] = [];
 /** `hang`: never answer (until the test server closes), like a stuck model. */
-const replies: Array<{ status: number; body: unknown } | "hang"> = [];
+const replies: Array<{ status: number; body: unknown; headers?: Record<string, string> } | "hang"> = [];
 
 let harness: ScenarioHarness;
 
@@ -41,7 +41,7 @@ beforeAll(async () => {
       requests.push({ headers: request.headers, body: JSON.parse(text) });
       const reply = replies.shift() ?? { status: 500, body: { error: "no reply queued" } };
       if (reply === "hang") return;
-      response.writeHead(reply.status, { "content-type": "application/json" });
+      response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
       response.end(JSON.stringify(reply.body));
     });
   });
@@ -52,6 +52,7 @@ beforeAll(async () => {
     model: "test-model",
     apiKeyEnv: "TEST_MODEL_KEY",
     timeoutMs: 10_000,
+    maxRetries: 0,
     ...overrides,
   });
   harness = await openScenarioHarness({
@@ -60,6 +61,8 @@ beforeAll(async () => {
       endpoints: new Map([
         ["fake", endpoint()],
         ["impatient", endpoint({ timeoutMs: 300 })],
+        ["persistent", endpoint({ maxRetries: 2 })],
+        ["keyless", endpoint({ apiKeyEnv: undefined })],
         ["down", endpoint({ baseURL: `http://127.0.0.1:${await closedPort()}/v1`, apiKeyEnv: undefined })],
       ]),
     },
@@ -128,7 +131,7 @@ describe("a run driven by an OpenAI-compatible endpoint", () => {
     expect(first?.headers.authorization).toBe("Bearer sk-test");
     expect(first?.body.model).toBe("test-model");
     expect(first?.body.messages).toEqual([
-      { role: "system", content: "Be careful." },
+      { role: "system", content: expect.stringMatching(/^You work through tools\.[\s\S]*\n\nBe careful\.$/) },
       { role: "user", content: "Add a line to notes/todo.md." },
     ]);
     expect(first?.body.tools.map((tool) => tool.function.name)).toEqual(
@@ -172,6 +175,92 @@ describe("a run driven by an OpenAI-compatible endpoint", () => {
     }
   });
 
+  it("retries a rate-limited or failing endpoint with backoff, then uses its answer", async () => {
+    vi.stubEnv("TEST_MODEL_KEY", "sk-test");
+    requests.length = 0;
+    replies.push(
+      { status: 429, body: { error: { message: "slow down" } }, headers: { "retry-after-ms": "10" } },
+      { status: 503, body: { error: { message: "busy" } }, headers: { "retry-after-ms": "10" } },
+      toolCalls(["c1", "finish", { summary: "done" }]),
+    );
+    const report = await runScenarioHeadless(harness.service, promptScenario({ endpoint: "persistent" }));
+    expect(report.status).toBe("COMPLETED");
+    expect(requests).toHaveLength(3);
+  });
+
+  it("keeps raw arguments exactly as sent, malformed ones included, and records what each completion cost", async () => {
+    vi.stubEnv("TEST_MODEL_KEY", "sk-test");
+    replies.push(
+      {
+        status: 200,
+        body: {
+          choices: [
+            {
+              message: {
+                content: "reading",
+                tool_calls: [
+                  { id: "c1", type: "function", function: { name: "read_file", arguments: '{"path": ' } },
+                ],
+              },
+            },
+          ],
+          usage: { prompt_tokens: 120, completion_tokens: 8, total_tokens: 128 },
+        },
+      },
+      {
+        status: 200,
+        body: {
+          choices: [
+            {
+              message: {
+                content: null,
+                tool_calls: [
+                  { id: "c2", type: "function", function: { name: "finish", arguments: '{"summary":"ok"}' } },
+                ],
+              },
+            },
+          ],
+          usage: { prompt_tokens: 200, completion_tokens: 5, total_tokens: 205 },
+        },
+      },
+    );
+    const report = await runScenarioHeadless(harness.service, promptScenario());
+    expect(report.steps[0]?.calls[0]).toMatchObject({ arguments: '{"path": ', status: "not_dispatched" });
+    expect(report.steps.map((step) => step.completion?.usage)).toEqual([
+      { promptTokens: 120, completionTokens: 8, totalTokens: 128 },
+      { promptTokens: 200, completionTokens: 5, totalTokens: 205 },
+    ]);
+    expect(report.steps.every((step) => (step.completion?.latencyMs ?? -1) >= 0)).toBe(true);
+    expect(report.metrics).toMatchObject({
+      completions: 2,
+      tokens: { promptTokens: 320, completionTokens: 13, totalTokens: 333 },
+    });
+  });
+
+  it("states the cap and the gates first, in a versioned preamble, then the scenario's own system prompt", async () => {
+    vi.stubEnv("TEST_MODEL_KEY", "sk-test");
+    requests.length = 0;
+    replies.push(toolCalls(["c1", "finish", { summary: "done" }]));
+    const report = await runScenarioHeadless(
+      harness.service,
+      buildScenario({
+        name: "preamble",
+        limits: { maxParallelToolCalls: 5 },
+        model: { kind: "openai-compatible", endpoint: "keyless", system: "Be careful.", prompt: "Go." },
+      }),
+    );
+    const [system] = requests[0]?.body.messages ?? [];
+    expect(system?.role).toBe("system");
+    const text = String(system?.content);
+    expect(text).toContain("at most 5 tool calls");
+    expect(text).toMatch(/need a person's approval before they run: .*write_file/);
+    expect(text.endsWith("Be careful.")).toBe(true);
+    // An endpoint without a key gets no Authorization header.
+    expect(requests[0]?.headers.authorization).toBeUndefined();
+    expect(report.steps[0]?.completion?.preamble).toMatchObject({ version: 1 });
+    expect(text.startsWith(report.steps[0]?.completion?.preamble?.text ?? "?")).toBe(true);
+  });
+
   it("gives up on a model that does not answer within the endpoint's timeout", async () => {
     vi.stubEnv("TEST_MODEL_KEY", "sk-test");
     replies.push("hang");
@@ -208,7 +297,7 @@ describe("a run driven by an OpenAI-compatible endpoint", () => {
       (error) =>
         InvalidScenarioError.isInstance(error) &&
         error.issues[0]?.path === "model.endpoint" &&
-        /"elsewhere".*configured: fake, impatient, down/.test(error.issues[0].message),
+        /"elsewhere".*configured: fake, impatient, persistent, keyless, down/.test(error.issues[0].message),
     );
     const own = validateScenario({
       name: "own endpoint",
@@ -240,6 +329,7 @@ describe("the operator's model configuration", () => {
       baseURL: "http://127.0.0.1:11434/v1",
       model: "llama3.1",
       timeoutMs: 60_000,
+      maxRetries: 2,
     });
     expect(readModelEndpoints({}).endpoints.size).toBe(0);
     expect(readModelEndpoints({ PLAYGROUND_MODELS: "{" }).problem).toMatch(/not valid JSON/);

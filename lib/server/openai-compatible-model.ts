@@ -1,4 +1,5 @@
 import "server-only";
+import OpenAI from "openai";
 import { type Model, type ModelCompletion, RuntimeError, type TranscriptEntry } from "@/lib/runtime";
 import type { ModelEndpoint } from "./model-endpoints";
 
@@ -78,16 +79,11 @@ export function toChatMessages(transcript: readonly TranscriptEntry[], system?: 
 
 /**
  * A short, printable excerpt of what an endpoint said went wrong: the
- * `error.message` of a JSON body, at most 200 characters, control characters
+ * `message` of its JSON error, at most 200 characters, control characters
  * and the key removed. Nothing else of the reply is repeated (it could be anything).
  */
-function describeRefusal(bodyText: string, apiKey: string | undefined): string {
-  let message: unknown;
-  try {
-    message = (JSON.parse(bodyText) as { error?: { message?: unknown } }).error?.message;
-  } catch {
-    return "";
-  }
+function describeRefusal(error: unknown, apiKey: string | undefined): string {
+  const message = (error as { message?: unknown } | undefined)?.message;
   if (typeof message !== "string") return "";
   // Some endpoints quote the key they refused: never pass it on.
   const redacted = apiKey ? message.split(apiKey).join("[key]") : message;
@@ -104,89 +100,114 @@ function formatDuration(ms: number): string {
 
 /** A network failure named by its code (ECONNREFUSED, ENOTFOUND), never by the URL. */
 function describeNetworkFailure(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } })?.cause;
-  return typeof cause?.code === "string" ? ` (${cause.code})` : "";
+  let cause: unknown = error;
+  // The SDK wraps fetch's error, which wraps the socket's: the code is on the innermost.
+  for (let depth = 0; depth < 4 && cause; depth += 1) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string") return ` (${code})`;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return "";
 }
 
 /**
- * A model behind an OpenAI-compatible `/chat/completions` endpoint that the
- * operator configured. Each completion is bounded by the endpoint's
- * `timeoutMs` and aborted with the run's signal. Errors name the endpoint by
- * its configured name and quote at most a short, sanitised message; the key
- * is read from the server's environment and appears nowhere else.
+ * A model behind an OpenAI-compatible chat completions endpoint that the
+ * operator configured, through the official `openai` package: its retries
+ * with backoff (on 408, 409, 429 and 5xx, honouring `retry-after`), the
+ * endpoint's `timeoutMs` per attempt, and the run's abort signal. Errors
+ * become `model_failed`, naming the endpoint by its configured name and
+ * quoting at most a short, sanitised message; the key is read from the
+ * server's environment and appears nowhere else. Tool-call arguments are
+ * kept exactly as the model sent them (preflight must see malformed JSON).
  */
 export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings): Model {
   const { name, endpoint } = settings;
   return {
-    async complete({ transcript, tools, signal }): Promise<ModelCompletion> {
+    readsPreamble: true,
+    async complete({ transcript, tools, signal, preamble }): Promise<ModelCompletion> {
       const apiKey = endpoint.apiKeyEnv ? process.env[endpoint.apiKeyEnv] : undefined;
       if (endpoint.apiKeyEnv && !apiKey) {
         throw new ModelRequestError(
           `The model endpoint "${name}" has no key: its key variable is not set on the server.`,
         );
       }
-      const url = `${endpoint.baseURL.replace(/\/+$/, "")}/chat/completions`;
-      const timeout = AbortSignal.timeout(endpoint.timeoutMs);
-      let response: Response;
-      let bodyText: string;
+      const client = new OpenAI({
+        // Always explicit: the SDK's own OPENAI_* environment variables are never consulted.
+        baseURL: endpoint.baseURL,
+        apiKey: apiKey ?? "none",
+        // An endpoint without a key gets no Authorization header at all.
+        ...(apiKey ? {} : { defaultHeaders: { authorization: null } }),
+        timeout: endpoint.timeoutMs,
+        maxRetries: endpoint.maxRetries,
+        // A redirect could lead the server's request (and its key) somewhere the operator did not name.
+        fetchOptions: { redirect: "error" },
+      });
+      const system = [preamble?.text, settings.system].filter(Boolean).join("\n\n");
+      let completion: Awaited<ReturnType<typeof client.chat.completions.create>>;
       try {
-        response = await fetch(url, {
-          method: "POST",
-          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-          redirect: "error",
-          headers: {
-            "content-type": "application/json",
-            ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-          },
-          body: JSON.stringify({
+        completion = await client.chat.completions.create(
+          {
             model: endpoint.model,
-            messages: toChatMessages(transcript, settings.system),
-            tools: tools.map((tool) => ({ type: "function", function: tool })),
+            messages: toChatMessages(transcript, system || undefined) as OpenAI.ChatCompletionMessageParam[],
+            tools: tools.map((tool) => ({ type: "function" as const, function: tool })),
             parallel_tool_calls: true,
             ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
-          }),
-        });
-        bodyText = await response.text();
+          },
+          { signal },
+        );
       } catch (error) {
-        if (signal?.aborted) throw error; // the run was cancelled: not the model's failure
-        if (timeout.aborted) {
-          throw new ModelRequestError(
-            `The model endpoint "${name}" did not answer within ${formatDuration(endpoint.timeoutMs)}.`,
-          );
-        }
-        throw new ModelRequestError(
-          `Could not reach the model endpoint "${name}"${describeNetworkFailure(error)}.`,
-        );
+        throw describeFailure(error, name, endpoint, apiKey, signal);
       }
-      if (!response.ok) {
-        throw new ModelRequestError(
-          `The model endpoint "${name}" answered ${response.status}${describeRefusal(bodyText, apiKey)}`,
-        );
-      }
-      let body: {
-        choices?: Array<{
-          message?: {
-            content?: string | null;
-            tool_calls?: Array<{ id?: string; function?: { name?: string; arguments?: string } }>;
-          };
-        }>;
-      } | null = null;
-      try {
-        body = JSON.parse(bodyText);
-      } catch {
-        // reported below
-      }
-      const message = body?.choices?.[0]?.message;
+      const message = completion.choices?.[0]?.message;
       if (!message)
         throw new ModelRequestError(`The model endpoint "${name}" answered without choices[0].message.`);
+      const usage = completion.usage;
       return {
         text: message.content ?? null,
         calls: (message.tool_calls ?? []).map((call) => ({
           ...(call.id ? { id: call.id } : {}),
-          name: call.function?.name ?? "",
-          arguments: call.function?.arguments ?? "",
+          name: call.type === "function" ? call.function.name : call.custom.name,
+          arguments: call.type === "function" ? call.function.arguments : call.custom.input,
         })),
+        usage: usage
+          ? {
+              promptTokens: usage.prompt_tokens,
+              completionTokens: usage.completion_tokens,
+              totalTokens: usage.total_tokens,
+            }
+          : null,
       };
     },
   };
+}
+
+/** What the run is told when a completion failed: short, naming the endpoint, never its URL or key. */
+function describeFailure(
+  error: unknown,
+  name: string,
+  endpoint: ModelEndpoint,
+  apiKey: string | undefined,
+  signal: AbortSignal | undefined,
+): unknown {
+  // The run was cancelled: not the model's failure; the run loop takes the cancel.
+  if (signal?.aborted || error instanceof OpenAI.APIUserAbortError) return error;
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ModelRequestError(
+      `The model endpoint "${name}" did not answer within ${formatDuration(endpoint.timeoutMs)}.`,
+    );
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return new ModelRequestError(
+      `Could not reach the model endpoint "${name}"${describeNetworkFailure(error)}.`,
+    );
+  }
+  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+    return new ModelRequestError(
+      `The model endpoint "${name}" answered ${error.status}${describeRefusal(error.error, apiKey)}`,
+    );
+  }
+  if (error instanceof OpenAI.OpenAIError) {
+    return new ModelRequestError(`The model endpoint "${name}" gave an answer that could not be read.`);
+  }
+  return error;
 }

@@ -13,6 +13,7 @@ import { RuntimeError } from "../errors";
 import {
   callOutcomeSchema,
   callStatusSchema,
+  completionRecordSchema,
   describeFirstIssue,
   limitsSchema,
   pendingTurnSchema,
@@ -41,6 +42,8 @@ const payloadSchemas = {
   step_planned: z.object({
     stepIndex,
     modelCalls: z.number().int().min(0),
+    /** The completion's latency, usage and the preamble the model read (null before version 4). */
+    completion: completionRecordSchema.nullable(),
     text: z.string().nullable(),
     plan: planSchema,
     metrics: stepMetricsSchema,
@@ -164,7 +167,7 @@ export const RUN_EVENT_TYPES = Object.keys(payloadSchemas) as RunEventType[];
 /** The version each event type is written at. */
 export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
   run_started: 1,
-  step_planned: 3,
+  step_planned: 4,
   wave_started: 1,
   call_started: 1,
   call_settled: 1,
@@ -198,6 +201,8 @@ const UPGRADES: Partial<Record<RunEventType, Record<number, Upgrade>>> = {
           )
         : payload.calls,
     }),
+    // Version 3 recorded nothing of the completion.
+    3: (payload) => ({ ...payload, completion: null }),
   },
   approval_decided: {
     // Version 1 decided the barrier alone, as it was shown, granting nothing.
@@ -257,6 +262,7 @@ export function stepPlannedEvent(step: NewStep, modelCalls: number): RunEventOf<
     payload: {
       stepIndex: step.index,
       modelCalls,
+      completion: step.completion,
       text: step.text,
       plan: step.plan,
       metrics: step.metrics,

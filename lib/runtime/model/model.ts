@@ -29,8 +29,16 @@ export interface ModelToolSpec {
   parameters: Record<string, unknown>;
 }
 
+/** The runtime's own system preamble: what every real model is told first, by version. */
+export interface ModelPreamble {
+  version: number;
+  text: string;
+}
+
 export interface ModelCompletionRequest {
   transcript: readonly TranscriptEntry[];
+  /** Said first, before the scenario's own system prompt (a scripted model ignores it). */
+  preamble?: ModelPreamble;
   tools: readonly ModelToolSpec[];
   /** How many completions this run has already received (0 for the first). */
   completionIndex: number;
@@ -44,12 +52,30 @@ export interface ModelToolCall {
   arguments: string;
 }
 
+/** What a completion cost, as the endpoint reported it. */
+export interface ModelUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
 export interface ModelCompletion {
   text: string | null;
   calls: ModelToolCall[];
+  /** Null (or absent) when the model reports none, as a scripted one. */
+  usage?: ModelUsage | null;
 }
 
 /** Produces one completion. Throws a `RuntimeError` (e.g. `script_exhausted`) when it cannot. */
 export interface Model {
   complete(request: ModelCompletionRequest): Promise<ModelCompletion>;
+  /** True for a model that reads the runtime's preamble (a real one); a script reads nothing. */
+  readsPreamble?: boolean;
+}
+
+/** One completion as a step records it: how long it took, what it cost, and the preamble it read. */
+export interface CompletionRecord {
+  latencyMs: number;
+  usage: ModelUsage | null;
+  preamble: ModelPreamble | null;
 }

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { RuntimeError } from "../errors";
-import type { TranscriptEntry } from "../model/model";
+import type { CompletionRecord, ModelUsage, TranscriptEntry } from "../model/model";
 import type { PreflightedCall } from "../preflight";
 import {
   EFFECTS,
@@ -119,6 +119,18 @@ export const pendingTurnSchema = z.object({
   gates: z.array(z.number().int().min(0)).optional(),
   expiresAt: z.string().optional(),
 }) satisfies z.ZodType<PendingTurn>;
+
+export const modelUsageSchema = z.object({
+  promptTokens: z.number().int().min(0),
+  completionTokens: z.number().int().min(0),
+  totalTokens: z.number().int().min(0),
+}) satisfies z.ZodType<ModelUsage>;
+
+export const completionRecordSchema = z.object({
+  latencyMs: z.number().int().min(0),
+  usage: modelUsageSchema.nullable(),
+  preamble: z.object({ version: z.number().int(), text: z.string() }).nullable(),
+}) satisfies z.ZodType<CompletionRecord>;
 
 /** The first problem zod found, as `path: message`, for errors that name what is wrong. */
 export function describeFirstIssue(error: z.ZodError): string {

@@ -1,4 +1,5 @@
 import type { ModelToolCall, TranscriptEntry } from "../model/model";
+import { buildPreamble } from "../model/preamble";
 import { type BatchPlanning, planBatch } from "../plan-batch";
 import type { PreflightedCall } from "../preflight";
 import type { Plan, PlanProblem, ToolCall } from "../types";
@@ -38,9 +39,12 @@ export type NextStep =
 export async function planNextStep(environment: RunEnvironment, between: Between): Promise<NextStep> {
   const { store, runId, claimToken, registry, limits } = environment;
   const signal = environment.stepSignal();
+  const preamble = environment.model.readsPreamble ? buildPreamble(limits, registry) : null;
   let completion: Awaited<ReturnType<typeof environment.model.complete>>;
+  const asked = performance.now();
   try {
     completion = await environment.model.complete({
+      ...(preamble ? { preamble } : {}),
       transcript: between.transcript,
       tools: registry.list().map(({ name, description, parameters }) => ({ name, description, parameters })),
       completionIndex: between.modelCalls,
@@ -52,6 +56,7 @@ export async function planNextStep(environment: RunEnvironment, between: Between
     if (cancelled) return { kind: "cancelled", scope: cancelled };
     throw error;
   }
+  const latencyMs = Math.round(performance.now() - asked);
   const modelCalls = between.modelCalls + 1;
   const stepIndex = between.nextStepIndex;
   const calls = normalizeCalls(completion.calls, stepIndex);
@@ -71,6 +76,7 @@ export async function planNextStep(environment: RunEnvironment, between: Between
     claimToken,
     {
       index: stepIndex,
+      completion: { latencyMs, usage: completion.usage ?? null, preamble },
       text: completion.text,
       plan,
       metrics,

@@ -59,6 +59,11 @@ const METRICS = {
 
 const STEP: NewStep = {
   index: 0,
+  completion: {
+    latencyMs: 12,
+    usage: { promptTokens: 10, completionTokens: 2, totalTokens: 12 },
+    preamble: { version: 1, text: "the rules" },
+  },
   text: "two calls",
   plan: {
     kind: "execute",

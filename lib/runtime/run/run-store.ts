@@ -1,4 +1,5 @@
 import type { RunEvent, RunEventOf, StoredRunEvent } from "../events/run-events";
+import type { CompletionRecord } from "../model/model";
 import type { PreflightedCall } from "../preflight";
 import type { Limits, Plan } from "../types";
 import type { CallOutcome, CallStatus, RunError, RunStatus, StepMetrics } from "./run-types";
@@ -43,6 +44,8 @@ export interface NewRun {
 
 export interface NewStep {
   index: number;
+  /** The completion the step comes from: its latency, usage and the preamble the model read. */
+  completion: CompletionRecord;
   text: string | null;
   plan: Plan;
   metrics: StepMetrics;

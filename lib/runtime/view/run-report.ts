@@ -1,3 +1,4 @@
+import type { CompletionRecord, ModelUsage } from "../model/model";
 import type { RunStore, StoredApproval } from "../run/run-store";
 import type { CallStatus, PendingTurn, RunError, RunStatus, StepMetrics } from "../run/run-types";
 import type { Plan } from "../types";
@@ -10,11 +11,22 @@ export interface RunReport {
   status: RunStatus;
   error: RunError | null;
   modelCalls: number;
-  /** Run-wide figures: how often the run was recovered after its worker was gone, and the completions that cost. */
-  metrics: { recoveries: number; recoveredCompletions: number };
+  /**
+   * Run-wide figures: the completions the run used and the tokens they cost
+   * (null when the model reported none); how often the run was recovered
+   * after its worker was gone, and the completions that cost.
+   */
+  metrics: {
+    completions: number;
+    tokens: ModelUsage | null;
+    recoveries: number;
+    recoveredCompletions: number;
+  };
   pending: PendingTurn | null;
   steps: Array<{
     index: number;
+    /** The completion it comes from: latency, usage (null when unreported), the preamble the model read. */
+    completion: CompletionRecord | null;
     text: string | null;
     plan: Plan;
     calls: Array<{
@@ -97,7 +109,12 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
     status: view.status,
     error: view.error,
     modelCalls: view.modelCalls,
-    metrics: { recoveries: view.recoveries, recoveredCompletions: view.recoveredCompletions },
+    metrics: {
+      completions: view.modelCalls,
+      tokens: sumUsage(view.steps),
+      recoveries: view.recoveries,
+      recoveredCompletions: view.recoveredCompletions,
+    },
     startedBy: view.startedBy,
     pending: view.pending
       ? {
@@ -109,6 +126,7 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
       : null,
     steps: view.steps.map((step) => ({
       index: step.index,
+      completion: step.completion,
       text: step.text,
       plan: step.plan,
       calls: step.calls.map((call) => ({
@@ -128,6 +146,17 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
     })),
     decisions: [...audited, ...unaudited].sort((a, b) => a.decidedAt.localeCompare(b.decidedAt)),
   };
+}
+
+/** The tokens the run's completions cost, summed; null when no completion reported any. */
+export function sumUsage(steps: ReadonlyArray<{ completion: CompletionRecord | null }>): ModelUsage | null {
+  const reported = steps.flatMap((step) => (step.completion?.usage ? [step.completion.usage] : []));
+  if (reported.length === 0) return null;
+  return reported.reduce((sum, usage) => ({
+    promptTokens: sum.promptTokens + usage.promptTokens,
+    completionTokens: sum.completionTokens + usage.completionTokens,
+    totalTokens: sum.totalTokens + usage.totalTokens,
+  }));
 }
 
 function unauditedDecision(decision: DecisionView): RunReport["decisions"][number] {

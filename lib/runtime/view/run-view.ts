@@ -8,6 +8,7 @@
  * copy of a rule. Pure data, importable on both sides.
  */
 import type { StoredRunEvent } from "../events/run-events";
+import type { CompletionRecord } from "../model/model";
 import type { CallStatus, PendingTurn, RunError, RunStatus, StepMetrics } from "../run/run-types";
 import type { ToolAllowance } from "../run/tool-allowances";
 import type { Limits, Plan, ResourceClass } from "../types";
@@ -34,6 +35,8 @@ export interface CallView {
 
 export interface StepView {
   index: number;
+  /** The completion the step comes from (latency, usage, preamble); null for steps from before it was recorded. */
+  completion: CompletionRecord | null;
   text: string | null;
   plan: Plan;
   metrics: StepMetrics;
@@ -154,9 +157,10 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
       return { ...view, name, limits, startedBy, status: "RUNNING" };
     }
     case "step_planned": {
-      const { stepIndex, text, plan, metrics, calls, modelCalls } = event.payload;
+      const { stepIndex, text, plan, metrics, calls, modelCalls, completion } = event.payload;
       const step: StepView = {
         index: stepIndex,
+        completion,
         text,
         plan,
         metrics,
