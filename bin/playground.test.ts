@@ -64,6 +64,35 @@ describe("npm run playground -- run <scenario.json>", () => {
   });
 });
 
+describe("npm run -s playground -- export <runId>", () => {
+  it("prints a stored run as a scenario whose replay gives the same outcomes, and refuses an unknown run", () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "tp-export-"));
+    const cli = (...args: string[]) =>
+      spawnSync("npm", ["run", "--silent", "playground", "--", ...args, "--db", folder], {
+        encoding: "utf8",
+        env: { ...process.env, DATABASE_URL: "", NEXT_TELEMETRY_DISABLED: "1" },
+      });
+    const recorded = JSON.parse(
+      cli("run", path.join("lib", "scenarios", "two-gates-in-one-batch.json")).stdout,
+    );
+    const exported = cli("export", recorded.runId);
+    expect(exported.status).toBe(0);
+    const scenario = JSON.parse(exported.stdout);
+    expect(scenario).toMatchObject({
+      name: "two approval barriers in one batch (replay)",
+      model: { kind: "scripted" },
+    });
+    const replayed = JSON.parse(cli("run", writeScenario(exported.stdout)).stdout);
+    const outcomes = (report: { steps: Array<{ calls: Array<{ name: string; status: string }> }> }) =>
+      report.steps.map((step) => step.calls.map((call) => `${call.name}:${call.status}`));
+    expect(outcomes(replayed)).toEqual(outcomes(recorded));
+    const unknown = cli("export", "00000000-0000-4000-8000-000000000000");
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain("no run 00000000-0000-4000-8000-000000000000");
+    expect(unknown.stdout).toBe("");
+  });
+});
+
 describe("npm run -s playground -- user … / token …", () => {
   it("adds a user from a password in the environment, creates a token printed once, lists and revokes it", () => {
     const folder = mkdtempSync(path.join(tmpdir(), "tp-accounts-"));

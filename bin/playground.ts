@@ -17,6 +17,7 @@ import { ACCOUNT_USAGE } from "./account-usage";
 
 const USAGE = `usage: npm run -s playground -- <command>
   run <scenario.json> [--db DIR]
+  export <runId> [--db DIR]   a stored run as a scenario that replays it (stdout)
 ${ACCOUNT_USAGE}`;
 
 function fail(message: string, exitCode: number): never {
@@ -83,6 +84,29 @@ async function main() {
       fail(error instanceof Error ? error.message : String(error), 2);
     }
     await handle.close();
+    return;
+  }
+  if (command === "export") {
+    const runId = scenarioPath;
+    if (!runId || extra.length > 0) fail(USAGE, 2);
+    // Runs live in the app's database (as `npm run dev` opens it) unless --db names another folder.
+    const [{ databaseOptionsFromEnv, openDatabase }, { createRunService }] = await Promise.all([
+      import("../db/client"),
+      import("../lib/server/run-service"),
+    ]);
+    const handle = await openDatabase(
+      parsed.values.db ? { dataDir: parsed.values.db } : databaseOptionsFromEnv(),
+    );
+    try {
+      const exported = /^[0-9a-f-]{36}$/i.test(runId)
+        ? await createRunService(handle, { log: () => {} }).exportScenario(runId)
+        : null;
+      if (!exported) fail(`no run ${runId} in this database`, 1);
+      process.stdout.write(`${JSON.stringify(exported.scenario, null, 2)}\n`);
+      for (const note of exported.notes) process.stderr.write(`note: ${note}\n`);
+    } finally {
+      await handle.close();
+    }
     return;
   }
   if (command !== "run" || !scenarioPath || extra.length > 0) fail(USAGE, 2);

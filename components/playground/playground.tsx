@@ -25,13 +25,19 @@ export interface ModelChoice {
   model: string;
 }
 
+/** The preset list's value while a run opened as a scenario is shown. */
+const FROM_RUN_ID = "from-run";
+
 /** Compose a scenario (from a preset or by hand), check it as you type, adjust limits, start a run. */
 export function Playground({
   initialPresetId,
+  initialScenario,
   models,
   modelsProblem,
 }: {
   initialPresetId: string;
+  /** A scenario to open instead of the preset (a run saved as a scenario), with what its replay cannot reproduce. */
+  initialScenario?: { scenario: unknown; notes: string[]; fromRunId: string };
   models: ModelChoice[];
   modelsProblem: string | null;
 }) {
@@ -42,8 +48,11 @@ export function Playground({
     return `${JSON.stringify(scenario ?? {}, null, 2)}\n`;
   };
   const canStart = useCan("operator");
-  const [presetId, setPresetId] = useState(initialPresetId);
-  const [text, setText] = useState(() => textOf(initialPresetId));
+  // A run opened as a scenario is no preset: the list says so until another is chosen.
+  const [presetId, setPresetId] = useState(initialScenario ? FROM_RUN_ID : initialPresetId);
+  const [text, setText] = useState(() =>
+    initialScenario ? `${JSON.stringify(initialScenario.scenario, null, 2)}\n` : textOf(initialPresetId),
+  );
   const check = useMemo(() => checkScenarioText(text), [text]);
   const issuesId = useId();
   const preset = findPreset(presetId);
@@ -96,10 +105,31 @@ export function Playground({
           <optgroup label="Your own model">
             <option value={PROMPT_ID}>Prompt a model (OpenAI-compatible endpoint)</option>
           </optgroup>
+          {initialScenario && (
+            <option value={FROM_RUN_ID} disabled>
+              A saved run (replay)
+            </option>
+          )}
         </select>
-        <p className="muted preset-summary">
-          {preset?.summary ?? <ModelEndpointsNote models={models} problem={modelsProblem} />}
-        </p>
+        {initialScenario && (
+          <div className="notice" role="status">
+            Opened from run{" "}
+            <a href={`/runs/${initialScenario.fromRunId}`}>{initialScenario.fromRunId.slice(0, 8)}</a> as a
+            scripted scenario that replays it.
+            {initialScenario.notes.length > 0 && (
+              <ul>
+                {initialScenario.notes.map((note) => (
+                  <li key={note}>{note}</li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
+        {presetId !== FROM_RUN_ID && (
+          <p className="muted preset-summary">
+            {preset?.summary ?? <ModelEndpointsNote models={models} problem={modelsProblem} />}
+          </p>
+        )}
         <fieldset className="limits" disabled={!check.document}>
           <legend>Limits</legend>
           {LIMIT_FIELDS.map((field) => (

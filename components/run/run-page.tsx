@@ -58,6 +58,12 @@ export function RunPage({
             {STREAM_LABELS[stream.state]}
           </span>
           <RunControls runId={view.runId} isActive={!isFinished} />
+          <span className="run-links">
+            <a href={`/api/runs/${view.runId}/scenario?download=1`} download>
+              Save as scenario
+            </a>
+            <a href={`/?from=${view.runId}`}>Replay in the playground</a>
+          </span>
         </div>
       </header>
       {refreshError && (

@@ -145,6 +145,7 @@ export {
   type ResourceClass,
   type ToolCall,
 } from "./types";
+export { type ExportedScenario, exportRunAsScenario } from "./view/export-scenario";
 export { buildRunReport, type RunReport, readRunReport } from "./view/run-report";
 export {
   applyRunEvent,

@@ -15,6 +15,7 @@ import { type Scenario, scenarioSchema } from "../scenario/scenario-schema";
 import { createToolRegistry } from "../tools/tool-registry";
 import { normalizeWorkspacePath, type ToolContext } from "../tools/workspace";
 import { DEFAULT_LIMITS, type Limits } from "../types";
+import { type ExportedScenario, exportRunAsScenario } from "../view/export-scenario";
 import { readRunReport } from "../view/run-report";
 import { foldRunEvents } from "../view/run-view";
 
@@ -300,6 +301,12 @@ export function createRunHost(options: RunHostOptions) {
       return events.length === 0 ? null : foldRunEvents(runId, events);
     },
     getReport: (runId: string) => readRunReport(store, runId),
+    /** The run as a scripted scenario that replays it (see `exportRunAsScenario`), or null when there is no such run. */
+    async exportScenario(runId: string): Promise<ExportedScenario | null> {
+      const [run, events] = await Promise.all([store.getRun(runId), store.readEvents(runId, 0)]);
+      if (!run || events.length === 0) return null;
+      return exportRunAsScenario(decodeStoredScenario(run), foldRunEvents(runId, events));
+    },
   };
 }
 

@@ -1,0 +1,37 @@
+import { expect, test } from "@playwright/test";
+import { getReport } from "./pages/api";
+import { PlaygroundPage } from "./pages/playground-page";
+
+test("a run saved as a scenario opens in the playground and replays with the same outcomes", async ({
+  page,
+  request,
+}, testInfo) => {
+  const playground = new PlaygroundPage(page);
+  const run = await playground.startPreset("write-then-read-back");
+  await run.approve();
+  await run.expectStatus("Completed");
+  const recordedId = run.runId;
+
+  // Save as scenario: the file a person downloads is a scenario the API accepts as it is.
+  const saved = await request.get(`/api/runs/${recordedId}/scenario?download=1`);
+  expect(saved.ok()).toBe(true);
+  expect(saved.headers()["content-disposition"]).toContain(`run-${recordedId}-replay.json`);
+  expect(await saved.json()).toMatchObject({ model: { kind: "scripted" }, decisions: [{ approve: true }] });
+
+  await page.getByRole("link", { name: "Replay in the playground" }).click();
+  await expect(
+    page.getByRole("status").filter({ hasText: "as a scripted scenario that replays it" }),
+  ).toBeVisible();
+  await expect(playground.editor).toHaveValue(/\(replay\)/);
+  await expect(page.getByText("Valid scenario")).toBeVisible();
+  await run.screenshot("a run opened as a scenario", testInfo);
+  const replay = await playground.startRun();
+  await replay.approve();
+  await replay.expectStatus("Completed");
+
+  const statuses = async (runId: string) =>
+    (await getReport(request, runId)).steps.map((step: { calls: Array<{ status: string }> }) =>
+      step.calls.map((call) => call.status),
+    );
+  expect(await statuses(replay.runId)).toEqual(await statuses(recordedId));
+});

@@ -1,0 +1,73 @@
+/**
+ * Record and replay: a run, above all a real-model one, as a scripted
+ * scenario that reproduces it. Each completion becomes a scripted turn with
+ * its text and its calls exactly as the model sent them (ids and raw
+ * argument strings, malformed ones included); the workspace, limits, tools
+ * and approval settings are the run's own; the decisions taken become the
+ * scenario's `decisions`, variants included. Replaying it headless gives the
+ * same plans, segments and outcomes.
+ *
+ * What a script cannot replay is left out and said in `notes`: a wait that
+ * expired (there is no decision to replay; the replay waits there), a
+ * cancellation, and the real model's prompt (the script answers instead).
+ */
+import type { Scenario, ScenarioInput } from "../scenario/scenario-schema";
+import type { RunView } from "./run-view";
+
+export interface ExportedScenario {
+  scenario: ScenarioInput;
+  /** What the replay cannot reproduce, in words; empty when it reproduces everything. */
+  notes: string[];
+}
+
+export function exportRunAsScenario(original: Scenario, view: RunView): ExportedScenario {
+  const notes: string[] = [];
+  if (original.model.kind !== "scripted") {
+    notes.push(
+      `The completions of the ${original.model.endpoint} endpoint are replayed from the record; the prompt is not sent again.`,
+    );
+  }
+  const decisions = view.decisions.flatMap((decision) => {
+    if (decision.kind === "expiry") {
+      notes.push(
+        `The wait at step ${decision.stepIndex + 1} expired; the replay waits there for a decision.`,
+      );
+      return [];
+    }
+    return [
+      {
+        approve: decision.approve,
+        actor: decision.actor,
+        ...(decision.reason ? { reason: decision.reason } : {}),
+        ...(decision.editedArguments !== null
+          ? { editedArguments: JSON.parse(decision.editedArguments) }
+          : {}),
+        ...(decision.scope === "turn" ? { scope: "turn" as const } : {}),
+        ...(decision.allowTool !== null ? { alwaysAllow: true } : {}),
+      },
+    ];
+  });
+  const cancelled = view.steps.some((step) =>
+    step.calls.some((call) => call.error?.code === "invalidated" && /cancelled/.test(call.error.message)),
+  );
+  if (cancelled || view.status === "CANCELLED") {
+    notes.push("The run was cancelled by a person; the replay goes on where the cancel stopped it.");
+  }
+  const { model: _, decisions: __, ...kept } = original;
+  return {
+    scenario: {
+      ...kept,
+      name: `${original.name} (replay)`,
+      limits: view.limits ?? original.limits,
+      model: {
+        kind: "scripted",
+        turns: view.steps.map((step) => ({
+          ...(step.text !== null ? { text: step.text } : {}),
+          calls: step.calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
+        })),
+      },
+      decisions,
+    },
+    notes,
+  };
+}
