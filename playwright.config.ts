@@ -17,6 +17,9 @@ function findFreePort(): number {
 // Chosen once, in the runner's process: its workers inherit the variable, so they load the same port.
 process.env.E2E_PORT ||= String(findFreePort());
 const port = Number(process.env.E2E_PORT);
+// A stand-in model endpoint (e2e/support/fake-model-server.mjs), configured on the server as "fake".
+process.env.E2E_FAKE_MODEL_PORT ||= String(findFreePort());
+const fakeModelPort = Number(process.env.E2E_FAKE_MODEL_PORT);
 const baseURL = `http://127.0.0.1:${port}`;
 
 // The e2e server uses the Postgres server when DATABASE_URL is set, otherwise a
@@ -28,6 +31,9 @@ const serverEnv = {
   // The demos sign in as this administrator, seeded when the database has no user.
   PLAYGROUND_ADMIN_EMAIL: E2E_ADMIN.email,
   PLAYGROUND_ADMIN_PASSWORD: E2E_ADMIN.password,
+  PLAYGROUND_MODELS: JSON.stringify({
+    fake: { baseURL: `http://127.0.0.1:${fakeModelPort}/v1`, model: "fake-model", maxRetries: 0 },
+  }),
 };
 const chromium = {
   ...devices["Desktop Chrome"],
@@ -68,13 +74,22 @@ export default defineConfig({
       use: { ...chromium, storageState: ADMIN_STORAGE_STATE },
     },
   ],
-  webServer: {
-    command: `${build}node_modules/.bin/next start -p ${port}`,
-    url: `${baseURL}/api/health`,
-    env: serverEnv,
-    timeout: 240_000,
-    reuseExistingServer: false,
-    stdout: "ignore",
-    stderr: "pipe",
-  },
+  webServer: [
+    {
+      command: `node e2e/support/fake-model-server.mjs ${fakeModelPort}`,
+      port: fakeModelPort,
+      reuseExistingServer: false,
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+    {
+      command: `${build}node_modules/.bin/next start -p ${port}`,
+      url: `${baseURL}/api/health`,
+      env: serverEnv,
+      timeout: 240_000,
+      reuseExistingServer: false,
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  ],
 });
