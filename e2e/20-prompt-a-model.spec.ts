@@ -13,6 +13,9 @@ test("prompt a configured model: see what it was told and what each step cost, t
     .getByRole("combobox", { name: "Preset" })
     .selectOption({ label: "Prompt a model (OpenAI-compatible endpoint)" });
   await expect(playground.editor).toHaveValue(/"endpoint": "fake"/);
+  // Before anything is sent: what the model will be told first, with this scenario's cap.
+  await page.getByText(/What the model is told first/).click();
+  await expect(page.getByText(/Send at most 8 tool calls in one turn/)).toBeVisible();
   const run = await playground.startRun();
 
   await run.expectStatus("Waiting for approval");

@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
 import { startRunAction } from "@/app/actions/start-run";
-import { DEFAULT_LIMITS, type Limits } from "@/lib/runtime";
+import { buildPreamble, createToolRegistry, DEFAULT_LIMITS, type Limits, type Scenario } from "@/lib/runtime";
 import { findPreset, SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { useCan } from "../auth/viewer-context";
 import { checkScenarioText } from "./check-scenario-text";
@@ -181,6 +181,9 @@ export function Playground({
               ? `Valid scenario: ${check.scenario.name}`
               : `${check.issues.length === 1 ? "1 problem" : `${check.issues.length} problems`} to fix before starting:`}
           </p>
+          {check.ok && check.scenario.model.kind === "openai-compatible" && (
+            <PreamblePreview scenario={check.scenario} />
+          )}
           {!check.ok && (
             <ul aria-label="Scenario problems">
               {check.issues.map((issue) => (
@@ -193,6 +196,22 @@ export function Playground({
         </div>
       </section>
     </div>
+  );
+}
+
+/** What a real model is told before the scenario's own system prompt, for this scenario's cap and tools. */
+function PreamblePreview({ scenario }: { scenario: Scenario }) {
+  const preamble = buildPreamble(
+    { ...DEFAULT_LIMITS, ...scenario.limits },
+    createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals }),
+  );
+  return (
+    <details className="preamble">
+      <summary>
+        What the model is told first (preamble v{preamble.version}), before your system prompt
+      </summary>
+      <pre>{preamble.text}</pre>
+    </details>
   );
 }
 

@@ -63,6 +63,7 @@ export type {
   ModelToolSpec,
   TranscriptEntry,
 } from "./model/model";
+export { buildPreamble, PREAMBLE_VERSION } from "./model/preamble";
 export { createScriptedModel, ScriptExhaustedError, type ScriptedTurn } from "./model/scripted-model";
 export { type BatchPlanning, planBatch } from "./plan-batch";
 export { type PreflightedCall, preflightCall } from "./preflight";
