@@ -64,6 +64,20 @@ describe("npm run playground -- run <scenario.json>", () => {
   });
 });
 
+describe("npm run -s playground -- compare <scenario.json>", () => {
+  it("runs the scenario under both policies and prints what barriers saved", () => {
+    const result = runCli("compare", path.join("lib", "scenarios", "fourteen-reads-cap-eight.json"));
+    expect(result.status).toBe(0);
+    const comparison = JSON.parse(result.stdout);
+    expect(comparison).toMatchObject({
+      barriers: { status: "COMPLETED", completions: 2, wastedCompletions: 0, callsExecuted: 15 },
+      legacy: { status: "COMPLETED", completions: 3, wastedCompletions: 1 },
+      savedCompletions: 1,
+      completionRatio: 1.5,
+    });
+  });
+});
+
 describe("npm run -s playground -- export <runId>", () => {
   it("prints a stored run as a scenario whose replay gives the same outcomes, and refuses an unknown run", () => {
     const folder = mkdtempSync(path.join(tmpdir(), "tp-export-"));

@@ -8,7 +8,13 @@
 // embedded database folder.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { InvalidScenarioError, isRuntimeError, parseScenarioJson, runScenarioHeadless } from "../lib/runtime";
+import {
+  comparePolicies,
+  InvalidScenarioError,
+  isRuntimeError,
+  parseScenarioJson,
+  runScenarioHeadless,
+} from "../lib/runtime";
 import { createMemoryRunHost } from "../lib/runtime/testing/memory-run-host";
 import { createModelForScenario } from "../lib/server/create-model-for-scenario";
 import { getModelEndpoints } from "../lib/server/get-model-endpoints";
@@ -18,6 +24,7 @@ import { ACCOUNT_USAGE } from "./account-usage";
 const USAGE = `usage: npm run -s playground -- <command>
   run <scenario.json> [--db DIR]
   export <runId> [--db DIR]   a stored run as a scenario that replays it (stdout)
+  compare <scenario.json>     runs it under both execution policies; prints both runs' figures
 ${ACCOUNT_USAGE}`;
 
 function fail(message: string, exitCode: number): never {
@@ -109,7 +116,7 @@ async function main() {
     }
     return;
   }
-  if (command !== "run" || !scenarioPath || extra.length > 0) fail(USAGE, 2);
+  if ((command !== "run" && command !== "compare") || !scenarioPath || extra.length > 0) fail(USAGE, 2);
 
   let text: string;
   try {
@@ -140,10 +147,19 @@ async function main() {
     : null;
   try {
     const host = database && handle ? database[1].createRunService(handle, { log }) : createInMemoryHost(log);
-    process.stderr.write(`running "${scenario.name}"…\n`);
-    const report = await runScenarioHeadless(host, scenario);
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    process.stderr.write(`run ${report.runId}: ${report.status}\n`);
+    if (command === "compare") {
+      process.stderr.write(`running "${scenario.name}" under barriers, then legacy…\n`);
+      const comparison = await comparePolicies(host, scenario);
+      process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
+      process.stderr.write(
+        `barriers: ${comparison.barriers.completions} completions; legacy: ${comparison.legacy.completions}\n`,
+      );
+    } else {
+      process.stderr.write(`running "${scenario.name}"…\n`);
+      const report = await runScenarioHeadless(host, scenario);
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      process.stderr.write(`run ${report.runId}: ${report.status}\n`);
+    }
   } catch (error) {
     await handle?.close();
     failOnKnownError(error, scenarioPath);

@@ -62,7 +62,7 @@ describe(`the tables beside the events on ${testDriverName}`, () => {
       token,
       {
         index: 0,
-        completion: { latencyMs: 0, usage: null, preamble: null },
+        completion: { latencyMs: 0, usage: null, preamble: null, synthesized: false },
         text: null,
         plan: { kind: "execute", segments: [{ kind: "wave", batchIndexes: [0, 1, 2] }], problems: [] },
         metrics,

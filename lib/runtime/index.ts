@@ -44,6 +44,7 @@ export {
   toWireEvent,
   UnreadableEventError,
 } from "./events/run-events";
+export { comparePolicies, figuresOf, type PolicyFigures } from "./host/compare-policies";
 export {
   createRunHost,
   decodeStoredScenario,

@@ -63,6 +63,10 @@ export const PLAN_PROBLEM_CODES = [
   "approval_gated",
   "terminal_in_oversized_batch",
   "no_tool_calls",
+  /** The legacy policy (for comparison): a batch over the cap is refused whole. */
+  "legacy_over_cap",
+  /** The legacy policy (for comparison): the calls after a gated call are dropped, to be regenerated. */
+  "legacy_cut_after_gate",
 ] as const;
 export type PlanProblemCode = (typeof PLAN_PROBLEM_CODES)[number];
 

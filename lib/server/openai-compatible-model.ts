@@ -124,6 +124,7 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
   const { name, endpoint } = settings;
   return {
     readsPreamble: true,
+    answersLegacyRepairs: true,
     async complete({ transcript, tools, signal, preamble }): Promise<ModelCompletion> {
       const apiKey = endpoint.apiKeyEnv ? process.env[endpoint.apiKeyEnv] : undefined;
       if (endpoint.apiKeyEnv && !apiKey) {

@@ -102,6 +102,7 @@ export function createRunHost(options: RunHostOptions) {
       allowances: { current: run.allowedTools },
       limits: run.limits,
       approvalTimeoutSeconds: scenario.approvalTimeoutSeconds ?? null,
+      executionPolicy: scenario.executionPolicy,
       now,
       leaseMs: options.leaseMs,
       stepSignal: () => stepSignal(run.id),

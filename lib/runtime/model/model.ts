@@ -8,7 +8,13 @@ import type { ToolCall } from "../types";
 /** What the model has seen so far, in order. Plain JSON, persisted with a suspended run. */
 export type TranscriptEntry =
   | { role: "user"; text: string }
-  | { role: "assistant"; text: string | null; calls: ToolCall[] }
+  | {
+      role: "assistant";
+      text: string | null;
+      calls: ToolCall[];
+      /** The runtime answered for a scripted model (under the legacy policy, re-sending calls it asked for). */
+      synthesized?: boolean;
+    }
   | {
       role: "tool";
       callId: string;
@@ -71,6 +77,12 @@ export interface Model {
   complete(request: ModelCompletionRequest): Promise<ModelCompletion>;
   /** True for a model that reads the runtime's preamble (a real one); a script reads nothing. */
   readsPreamble?: boolean;
+  /**
+   * True for a model that answers a legacy-policy repair itself (a real one
+   * regenerates the batch). For a script, the runtime answers instead, by
+   * re-sending the calls the policy asked for, and counts the completion.
+   */
+  answersLegacyRepairs?: boolean;
 }
 
 /** One completion as a step records it: how long it took, what it cost, and the preamble it read. */
@@ -78,4 +90,6 @@ export interface CompletionRecord {
   latencyMs: number;
   usage: ModelUsage | null;
   preamble: ModelPreamble | null;
+  /** The runtime answered it for a scripted model (legacy policy): no model was asked. */
+  synthesized: boolean;
 }

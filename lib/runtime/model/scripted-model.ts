@@ -31,8 +31,12 @@ export class ScriptExhaustedError extends RuntimeError {
  */
 export function createScriptedModel(turns: readonly ScriptedTurn[]): Model {
   return {
-    async complete({ completionIndex, signal }): Promise<ModelCompletion> {
-      const turn = turns[completionIndex];
+    async complete({ completionIndex, transcript, signal }): Promise<ModelCompletion> {
+      // Completions the runtime answered for the script (legacy policy) took none of its turns.
+      const synthesized = transcript.filter(
+        (entry) => entry.role === "assistant" && entry.synthesized,
+      ).length;
+      const turn = turns[completionIndex - synthesized];
       if (!turn) throw new ScriptExhaustedError(turns.length);
       if (turn.delayMs) await waitForDelay(turn.delayMs, signal ?? new AbortController().signal);
       return {

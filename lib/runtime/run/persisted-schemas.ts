@@ -99,7 +99,12 @@ export const preflightedCallSchema = z.object({
 
 export const transcriptEntrySchema = z.discriminatedUnion("role", [
   z.object({ role: z.literal("user"), text: z.string() }),
-  z.object({ role: z.literal("assistant"), text: z.string().nullable(), calls: z.array(toolCallSchema) }),
+  z.object({
+    role: z.literal("assistant"),
+    text: z.string().nullable(),
+    calls: z.array(toolCallSchema),
+    synthesized: z.boolean().optional(),
+  }),
   z.object({
     role: z.literal("tool"),
     callId: z.string(),
@@ -130,6 +135,7 @@ export const completionRecordSchema = z.object({
   latencyMs: z.number().int().min(0),
   usage: modelUsageSchema.nullable(),
   preamble: z.object({ version: z.number().int(), text: z.string() }).nullable(),
+  synthesized: z.boolean(),
 }) satisfies z.ZodType<CompletionRecord>;
 
 /** The first problem zod found, as `path: message`, for errors that name what is wrong. */

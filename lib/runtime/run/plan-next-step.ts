@@ -1,6 +1,7 @@
 import type { ModelToolCall, TranscriptEntry } from "../model/model";
 import { buildPreamble } from "../model/preamble";
 import { type BatchPlanning, planBatch } from "../plan-batch";
+import { applyLegacyPolicy } from "../plan-legacy";
 import type { PreflightedCall } from "../preflight";
 import type { Plan, PlanProblem, ToolCall } from "../types";
 import type { RunEnvironment } from "./run-environment";
@@ -14,6 +15,8 @@ export interface Between {
   transcript: TranscriptEntry[];
   modelCalls: number;
   nextStepIndex: number;
+  /** Legacy policy: the calls the model was asked to send again (a script's answer, given by the runtime). */
+  reissue?: ToolCall[] | null;
 }
 
 /** What asking the model for the next step came to. */
@@ -27,6 +30,8 @@ export type NextStep =
       modelCalls: number;
       problems: PlanProblem[];
       cancelPending: "turn" | "run" | null;
+      /** Legacy policy: the calls to send again in the next completion. */
+      reissue: ToolCall[] | null;
     }
   /** A cancellation aborted the model call: the turn (ask again) or the whole run. */
   | { kind: "cancelled"; scope: "turn" | "run" };
@@ -40,16 +45,32 @@ export async function planNextStep(environment: RunEnvironment, between: Between
   const { store, runId, claimToken, registry, limits } = environment;
   const signal = environment.stepSignal();
   const preamble = environment.model.readsPreamble ? buildPreamble(limits, registry) : null;
+  // Legacy policy, scripted model: the runtime answers the repair itself, with the calls it asked for.
+  const synthesized =
+    environment.executionPolicy === "legacy" && between.reissue && !environment.model.answersLegacyRepairs
+      ? between.reissue
+      : null;
   let completion: Awaited<ReturnType<typeof environment.model.complete>>;
   const asked = performance.now();
   try {
-    completion = await environment.model.complete({
-      ...(preamble ? { preamble } : {}),
-      transcript: between.transcript,
-      tools: registry.list().map(({ name, description, parameters }) => ({ name, description, parameters })),
-      completionIndex: between.modelCalls,
-      signal,
-    });
+    completion = synthesized
+      ? {
+          text: null,
+          calls: synthesized.map((call) => ({
+            id: `${call.id}~again`,
+            name: call.name,
+            arguments: call.arguments,
+          })),
+        }
+      : await environment.model.complete({
+          ...(preamble ? { preamble } : {}),
+          transcript: between.transcript,
+          tools: registry
+            .list()
+            .map(({ name, description, parameters }) => ({ name, description, parameters })),
+          completionIndex: between.modelCalls,
+          signal,
+        });
   } catch (error) {
     // A cancellation aborts the model call: that is the cancel taking effect, not the model failing.
     const cancelled = signal.aborted ? await store.takeCancelRequest(runId, claimToken) : null;
@@ -63,11 +84,15 @@ export async function planNextStep(environment: RunEnvironment, between: Between
   const allowances = environment.allowances.current;
   const planned =
     calls.length === 0 ? EMPTY_BATCH : planBatch(calls, withAllowances(registry, allowances), limits);
-  const { plan } = planned;
+  const legacy =
+    environment.executionPolicy === "legacy" && calls.length > 0
+      ? applyLegacyPolicy(calls, planned.calls, planned.plan, limits.maxParallelToolCalls)
+      : { plan: planned.plan, reissue: null };
+  const { plan } = legacy;
   const preflighted = markAllowedCalls(calls, planned.calls, registry, allowances);
   const transcript: TranscriptEntry[] = [
     ...between.transcript,
-    { role: "assistant", text: completion.text, calls },
+    { role: "assistant", text: completion.text, calls, ...(synthesized ? { synthesized: true } : {}) },
   ];
   const outcomes = notDispatchedOutcomes(plan, preflighted);
   const metrics = computeStepMetrics(plan, calls.length, limits, { completedWaves: 0, invalidatedCount: 0 });
@@ -76,7 +101,7 @@ export async function planNextStep(environment: RunEnvironment, between: Between
     claimToken,
     {
       index: stepIndex,
-      completion: { latencyMs, usage: completion.usage ?? null, preamble },
+      completion: { latencyMs, usage: completion.usage ?? null, preamble, synthesized: synthesized !== null },
       text: completion.text,
       plan,
       metrics,
@@ -97,6 +122,7 @@ export async function planNextStep(environment: RunEnvironment, between: Between
       transcript: [...transcript, { role: "repair_notice", text: formatRepairNotice(plan.problems) }],
       modelCalls,
       problems: plan.problems,
+      reissue: legacy.reissue?.when === "next_completion" ? legacy.reissue.calls : null,
     };
   }
   return {
@@ -110,6 +136,7 @@ export async function planNextStep(environment: RunEnvironment, between: Between
       completedWaves: 0,
       outcomes,
       transcript,
+      ...(legacy.reissue?.when === "after_gate" ? { legacyCut: legacy.reissue.calls } : {}),
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { StoredRunEvent } from "../events/run-events";
 import type { TranscriptEntry } from "../model/model";
+import { legacyReissueAfter } from "../plan-legacy";
 import { preflightCall } from "../preflight";
 import type { RunView, StepView } from "../view/run-view";
 import { foldRunEvents } from "../view/run-view";
@@ -181,6 +182,8 @@ async function resumeFromEvents(
     return driveRun(environment, {
       ...between,
       transcript: rebuildTranscript(options.initialTranscript, view.steps),
+      // Legacy policy: what the last step asked the model for again, asked again.
+      reissue: environment.executionPolicy === "legacy" && last ? legacyReissueAfter(last) : null,
     });
   }
 
@@ -290,12 +293,25 @@ function progressOf(
       ),
     ),
     approvedGates: step.approvedGates,
+    ...(cutCalls(step).length > 0 ? { legacyCut: cutCalls(step) } : {}),
     plan: step.plan,
     nextSegment,
     completedWaves: segments.slice(0, nextSegment).filter((segment) => segment.kind === "wave").length,
     outcomes,
     transcript: rebuildTranscript(initialTranscript, steps),
   };
+}
+
+/** Legacy policy: the calls a step's plan cut after its gate, in batch order. */
+function cutCalls(step: StepView) {
+  const cut = new Set(
+    step.plan.problems.flatMap((problem) =>
+      problem.code === "legacy_cut_after_gate" ? [problem.batchIndex] : [],
+    ),
+  );
+  return step.calls
+    .filter((call) => cut.has(call.batchIndex))
+    .map(({ id, name, arguments: args, batchIndex }) => ({ id, name, arguments: args, batchIndex }));
 }
 
 /**
@@ -311,6 +327,7 @@ export function rebuildTranscript(
   for (const step of steps) {
     transcript.push({
       role: "assistant",
+      ...(step.completion?.synthesized ? { synthesized: true } : {}),
       text: step.text,
       calls: step.calls.map(({ id, name, arguments: args, batchIndex }) => ({
         id,

@@ -17,6 +17,8 @@ export interface RunEnvironment {
   limits: Limits;
   /** The scenario's `approvalTimeoutSeconds`: how long a wait lasts when the barrier's tool sets none. */
   approvalTimeoutSeconds: number | null;
+  /** `legacy`: plan as the policy this product replaces, for comparison (see the scenario's `executionPolicy`). */
+  executionPolicy: "barriers" | "legacy";
   /** The clock deadlines are set by (ms since the epoch). */
   now(): number;
   /** How long the claim's lease lasts; the worker renews it every third of that while it drives the run. */

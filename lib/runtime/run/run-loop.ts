@@ -106,7 +106,11 @@ async function drive(environment: RunEnvironment, start: RunStart): Promise<RunS
       const result = await executeStep(environment, progress);
       if (result.kind === "suspended") return "WAITING_FOR_APPROVAL";
       const completed = await completeStep(environment, result.progress);
-      between = { ...between, transcript: completed.transcript };
+      between = {
+        ...between,
+        transcript: completed.transcript,
+        reissue: cutCallsToResend(result.progress),
+      };
       mayBeCancelled = completed.cancelPending !== null;
       if (result.cancelled === "run") return endRun(environment, "CANCELLED");
       if (finishedBy(result.progress)) return endRun(environment, "COMPLETED");
@@ -130,7 +134,12 @@ async function drive(environment: RunEnvironment, start: RunStart): Promise<RunS
       repairAttempts += 1;
       if (repairAttempts > environment.limits.maxRepairAttempts)
         throw new RepairExhaustedError(environment.limits.maxRepairAttempts, next.problems);
-      between = { transcript: next.transcript, modelCalls: next.modelCalls, nextStepIndex };
+      between = {
+        transcript: next.transcript,
+        modelCalls: next.modelCalls,
+        nextStepIndex,
+        reissue: next.reissue,
+      };
       mayBeCancelled = next.cancelPending !== null;
       continue;
     }
@@ -180,6 +189,17 @@ async function completeStep(
     };
   });
   return { transcript: [...progress.transcript, ...results], cancelPending };
+}
+
+/**
+ * Legacy policy: the calls cut after the step's gate, to be sent again now
+ * that it ran; none when the gate did not succeed (the model is told instead).
+ */
+function cutCallsToResend(progress: StepProgress): StepProgress["legacyCut"] | null {
+  if (!progress.legacyCut?.length) return null;
+  const gate = progress.plan.segments.at(-1);
+  const ran = gate?.kind === "barrier" && progress.outcomes[gate.batchIndex]?.status === "ok";
+  return ran ? progress.legacyCut : null;
 }
 
 /** A lone, successful `finish` call ends the run. */

@@ -63,6 +63,7 @@ const STEP: NewStep = {
     latencyMs: 12,
     usage: { promptTokens: 10, completionTokens: 2, totalTokens: 12 },
     preamble: { version: 1, text: "the rules" },
+    synthesized: false,
   },
   text: "two calls",
   plan: {

@@ -118,6 +118,12 @@ export const scenarioSchema = z
     decisions: z.array(scenarioDecisionSchema).default([]),
     /** A wait for a decision expires after this long unless the barrier's tool sets its own; none when unset. */
     approvalTimeoutSeconds: approvalTimeoutSchema.optional(),
+    /**
+     * `barriers` (default): oversized read batches run in waves and gated calls are barriers.
+     * `legacy`: what this replaces, for comparison: an oversized batch is refused whole, and a
+     * batch is cut after its gated call, the rest regenerated after the decision.
+     */
+    executionPolicy: z.enum(["barriers", "legacy"]).default("barriers"),
     /** `requireDistinctApprover`: whoever started the run may not approve its gated calls. */
     policy: z.object({ requireDistinctApprover: z.boolean().optional() }).strict().optional(),
   })

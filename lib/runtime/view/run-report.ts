@@ -1,4 +1,5 @@
 import type { CompletionRecord, ModelUsage } from "../model/model";
+import { legacyReissueAfter } from "../plan-legacy";
 import type { RunStore, StoredApproval } from "../run/run-store";
 import type { CallStatus, PendingTurn, RunError, RunStatus, StepMetrics } from "../run/run-types";
 import type { Plan } from "../types";
@@ -19,6 +20,8 @@ export interface RunReport {
   metrics: {
     completions: number;
     tokens: ModelUsage | null;
+    /** Completions spent only because the legacy policy refused or cut a batch the runtime could have run. */
+    wastedCompletions: number;
     recoveries: number;
     recoveredCompletions: number;
   };
@@ -112,6 +115,7 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
     metrics: {
       completions: view.modelCalls,
       tokens: sumUsage(view.steps),
+      wastedCompletions: view.steps.filter((step) => legacyReissueAfter(step) !== null).length,
       recoveries: view.recoveries,
       recoveredCompletions: view.recoveredCompletions,
     },
