@@ -3,6 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
+import { startComparisonAction } from "@/app/actions/start-comparison";
 import { startRunAction } from "@/app/actions/start-run";
 import { buildPreamble, createToolRegistry, DEFAULT_LIMITS, type Limits, type Scenario } from "@/lib/runtime";
 import { findPreset, SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
@@ -63,6 +64,14 @@ export function Playground({
     },
   });
   const refusal = start.data && !start.data.ok ? start.data.error : null;
+  // The same scenario under barriers and under the legacy policy, side by side.
+  const compare = useMutation({
+    mutationFn: () => startComparisonAction({ scenarioText: text }),
+    onSuccess: (result) => {
+      if (result.ok) router.push(`/compare?runs=${result.data.runIds.join(",")}`);
+    },
+  });
+  const compareRefusal = compare.data && !compare.data.ok ? compare.data.error : null;
   const isStarting = start.isPending || (start.data?.ok ?? false);
 
   function choosePreset(id: string) {
@@ -160,12 +169,19 @@ export function Playground({
         >
           {isStarting ? "Starting…" : "Start run"}
         </button>
+        <button
+          type="button"
+          disabled={!check.ok || isStarting || compare.isPending || !canStart}
+          onClick={() => compare.mutate()}
+        >
+          {compare.isPending ? "Starting both…" : "Run under both policies"}
+        </button>
         {!canStart && (
           <p className="muted">Starting runs needs the operator role; you can watch runs and the inbox.</p>
         )}
-        {refusal && (
+        {(refusal ?? compareRefusal) && (
           <div className="alert" role="alert">
-            <strong>The run was not started.</strong> {refusal.message}
+            <strong>The run was not started.</strong> {(refusal ?? compareRefusal)?.message}
           </div>
         )}
       </aside>

@@ -1,0 +1,36 @@
+"use server";
+
+import { z } from "zod";
+import { runAction } from "@/lib/http/run-action";
+import { parseScenarioJson } from "@/lib/runtime";
+import { getRunService } from "@/lib/server/get-run-service";
+
+const startComparisonInputSchema = z.object({ scenarioText: z.string() }).strict();
+
+/**
+ * Starts the playground's scenario twice, under each execution policy
+ * (barriers, then legacy), as the signed-in operator: the compare view
+ * shows them side by side. Each run waits for a person at its gates, as
+ * every run started in the browser does.
+ */
+export async function startComparisonAction(input: z.infer<typeof startComparisonInputSchema>) {
+  return runAction(
+    startComparisonInputSchema,
+    input,
+    async ({ scenarioText }, identity) => {
+      const scenario = parseScenarioJson(scenarioText);
+      const service = await getRunService();
+      const runIds: string[] = [];
+      for (const executionPolicy of ["barriers", "legacy"] as const) {
+        const { runId, settled } = await service.startRun(
+          { ...scenario, name: `${scenario.name} [${executionPolicy}]`, executionPolicy },
+          { id: identity.userId, name: identity.name },
+        );
+        settled.catch((error: unknown) => console.error(`run ${runId} stopped with an error:`, error));
+        runIds.push(runId);
+      }
+      return { runIds };
+    },
+    { role: "operator", bodyOf: (input) => input.scenarioText },
+  );
+}
