@@ -104,7 +104,8 @@ describe("npm run -s playground -- export <runId>", () => {
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain("no run 00000000-0000-4000-8000-000000000000");
     expect(unknown.stdout).toBe("");
-  });
+    // Four CLI processes, three opening an embedded database folder: slow on a busy machine.
+  }, 120_000);
 });
 
 describe("npm run -s playground -- user … / token …", () => {
