@@ -83,3 +83,43 @@ test("the selection stays on the run you decided: approving its first gate, then
   expect(untouched.status).toBe("WAITING_FOR_APPROVAL");
   expect(untouched.decisions).toEqual([]);
 });
+
+test("the inbox offers the decision variants in place: approve every gate, always allow", async ({
+  page,
+  request,
+}) => {
+  const suffix = Date.now();
+  const twoGates = await startRunOverApi(request, {
+    ...loadScenario("two-gates-in-one-batch.json"),
+    name: `all gates ${suffix}`,
+  });
+  const granted = await startRunOverApi(request, {
+    name: `grant ${suffix}`,
+    model: {
+      kind: "scripted",
+      turns: [
+        { calls: [{ name: "write_file", arguments: { path: "a.txt", content: "1" } }] },
+        { calls: [{ name: "write_file", arguments: { path: "a.txt", content: "2" } }] },
+        { calls: [{ name: "finish", arguments: { summary: "done" } }] },
+      ],
+    },
+  });
+  await waitForStatus(request, twoGates, "WAITING_FOR_APPROVAL");
+  await waitForStatus(request, granted, "WAITING_FOR_APPROVAL");
+
+  await page.goto("/inbox");
+  const list = page.getByRole("list", { name: "Waiting runs" });
+  const allGatesRow = list.getByRole("listitem", { name: new RegExp(`^all gates ${suffix}:`) });
+  await expect(allGatesRow).toContainText("gate 1 of 2");
+  await allGatesRow.getByRole("button", { name: "Approve all 2 gates" }).click();
+  await waitForStatus(request, twoGates, "COMPLETED");
+
+  const grantRow = list.getByRole("listitem", { name: new RegExp(`^grant ${suffix}:`) });
+  await grantRow.getByRole("checkbox", { name: "Always allow write_file in this run" }).check();
+  await grantRow.getByRole("button", { name: "Approve", exact: true }).click();
+  // The second write ran without asking: the grant lasts the run.
+  await waitForStatus(request, granted, "COMPLETED");
+  const report = await getReport(request, granted);
+  expect(report.decisions.map((row: { kind: string }) => row.kind)).toEqual(["decision", "automatic"]);
+  await expect(grantRow).toHaveCount(0);
+});
