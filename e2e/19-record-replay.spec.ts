@@ -35,3 +35,29 @@ test("a run saved as a scenario opens in the playground and replays with the sam
     );
   expect(await statuses(replay.runId)).toEqual(await statuses(recordedId));
 });
+
+test("the run page downloads its report, copies a curl command that runs it again, and shows each call's duration", async ({
+  page,
+  context,
+  request,
+}) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  const run = await new PlaygroundPage(page).startPreset("fourteen-reads-cap-eight");
+  await run.expectStatus("Completed");
+  await expect(run.call(1, "read_file", 0)).toContainText(/\d+ ms/);
+
+  const download = page.waitForEvent("download");
+  await page.getByRole("link", { name: "Download report" }).click();
+  const saved = await download;
+  expect(saved.suggestedFilename()).toBe(`run-${run.runId}-report.json`);
+
+  await page.getByRole("button", { name: "Copy as curl" }).click();
+  await expect(page.getByText("Copied: set PLAYGROUND_TOKEN to an API token first.")).toBeVisible();
+  const command = await page.evaluate(() => navigator.clipboard.readText());
+  expect(command).toContain(`/api/runs/${run.runId}/scenario`);
+  expect(command).toContain("--data-binary @-");
+  // What the command pipes is a scenario the API starts as it is.
+  const scenario = await (await request.get(`/api/runs/${run.runId}/scenario`)).json();
+  const started = await request.post("/api/runs", { data: scenario });
+  expect(started.status()).toBe(201);
+});

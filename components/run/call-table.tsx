@@ -25,6 +25,12 @@ export function CallTable({ step, pending }: { step: StepView; pending: PendingT
   );
 }
 
+/** How long a call ran, from its start and settle events. */
+function formatCallDuration(startedAt: string, settledAt: string): string {
+  const ms = Math.max(0, Date.parse(settledAt) - Date.parse(startedAt));
+  return ms < 1_000 ? `${ms} ms` : `${(ms / 1_000).toFixed(1)} s`;
+}
+
 function CallRow({ call, isAwaitingApproval }: { call: CallView; isAwaitingApproval: boolean }) {
   const state = describeCallState(call.status, isAwaitingApproval);
   const problem = call.error;
@@ -41,6 +47,9 @@ function CallRow({ call, isAwaitingApproval }: { call: CallView; isAwaitingAppro
         <span className="state" data-state={isAwaitingApproval ? "awaiting" : call.status}>
           {state}
         </span>
+        {call.startedAt && call.settledAt && (
+          <span className="muted call-duration"> {formatCallDuration(call.startedAt, call.settledAt)}</span>
+        )}
         {problem && <div className="call-error">{problem.message}</div>}
       </td>
       <td className="muted">{call.resourceClass ?? "—"}</td>

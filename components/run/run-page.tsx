@@ -7,6 +7,7 @@ import { sumUsage } from "@/lib/runtime/view/run-report";
 import type { RunView } from "@/lib/runtime/view/run-view";
 import { StatusBadge } from "../ui/status-badge";
 import { ApprovalPanel } from "./approval-panel";
+import { CopyAsCurl } from "./copy-as-curl";
 import { DecisionHistory } from "./decision-history";
 import { EventLog } from "./event-log";
 import { RunControls } from "./run-controls";
@@ -63,6 +64,10 @@ export function RunPage({
               Save as scenario
             </a>
             <a href={`/?from=${view.runId}`}>Replay in the playground</a>
+            <a href={`/api/runs/${view.runId}/report`} download={`run-${view.runId}-report.json`}>
+              Download report
+            </a>
+            <CopyAsCurl runId={view.runId} />
           </span>
         </div>
       </header>

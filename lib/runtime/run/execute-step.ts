@@ -119,7 +119,8 @@ export async function invalidateRemaining(
         : {
             status: "invalidated" as const,
             result: null,
-            error: { code: "invalidated", message: `Not executed: ${reason.message} (${reason.code}).` },
+            // The reason's code is the invalidation's own record (calls_invalidated); people read words.
+            error: { code: "invalidated", message: `Not executed: ${reason.message}.` },
           },
   }));
   await environment.store.invalidateCalls(

@@ -31,6 +31,9 @@ export interface CallView {
   /** Seq of the call's `call_started` / `call_settled` event; null until then (and for calls never started). */
   startSeq: number | null;
   settleSeq: number | null;
+  /** When it started and settled (ISO, the events' times): its duration, once both are known. */
+  startedAt: string | null;
+  settledAt: string | null;
 }
 
 export interface StepView {
@@ -170,6 +173,8 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
           result: null,
           startSeq: null,
           settleSeq: null,
+          startedAt: null,
+          settledAt: null,
         })),
         isFinished: false,
         approvedGates: {},
@@ -179,10 +184,16 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
     case "wave_started":
       return view;
     case "call_started":
-      return updateCall(view, event.payload, { status: "running", startSeq: event.seq });
+      return updateCall(view, event.payload, { status: "running", startSeq: event.seq, startedAt: event.at });
     case "call_settled": {
       const { status, result, error } = event.payload;
-      return updateCall(view, event.payload, { status, result: result ?? null, error, settleSeq: event.seq });
+      return updateCall(view, event.payload, {
+        status,
+        result: result ?? null,
+        error,
+        settleSeq: event.seq,
+        settledAt: event.at,
+      });
     }
     case "calls_invalidated": {
       const outcomes = new Map(event.payload.calls.map((call) => [call.batchIndex, call]));
