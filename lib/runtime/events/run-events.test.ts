@@ -99,7 +99,7 @@ describe("the run event catalogue", () => {
     const payload = {
       ...plannedV1,
       modelCalls: 9,
-      completion: { latencyMs: 30, usage: null, preamble: null },
+      completion: { latencyMs: 30, usage: null, preamble: null, synthesized: false },
       calls: plannedV1.calls.map((call) => ({ ...call, allowedBy: null })),
     };
     const event = decodeRunEvent(RUN, stored("step_planned", payload, RUN_EVENT_VERSIONS.step_planned));

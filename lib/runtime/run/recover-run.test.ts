@@ -196,7 +196,7 @@ describe("recovering a run whose worker died (SPEC §6 lease)", () => {
     const [task, read] = report?.steps[0]?.calls ?? [];
     expect(task).toMatchObject({ status: "error", error: { code: "interrupted" } });
     expect(read).toMatchObject({ status: "invalidated" });
-    expect(read?.error?.message).toContain("interrupted");
+    expect(read?.error?.message).toContain("the worker stopped");
     // The next completion's transcript tells the model what happened to each call.
     const told = asked[0]?.transcript.filter((entry) => entry.role === "tool");
     expect(told).toMatchObject([

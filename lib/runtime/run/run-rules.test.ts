@@ -143,8 +143,8 @@ describe(`SPEC §4 execution rules (in memory)`, () => {
       error: { code: "tool_error", message: expect.stringContaining("cluster unreachable") },
     });
     expect(calls.slice(1).map((call) => [call.status, call.error?.message])).toEqual([
-      ["invalidated", expect.stringContaining("gated_call_failed")],
-      ["invalidated", expect.stringContaining("gated_call_failed")],
+      ["invalidated", expect.stringMatching(/^Not executed: the approval-gated call \S+ .* failed\.$/)],
+      ["invalidated", expect.stringMatching(/^Not executed: the approval-gated call \S+ .* failed\.$/)],
     ]);
     expect(report.steps[0]?.metrics).toMatchObject({ invalidatedCount: 2 });
   });
@@ -170,8 +170,8 @@ describe(`SPEC §4 execution rules (in memory)`, () => {
     expect(await harness.service.cancelRun(waiting.runId, "turn")).toEqual({ status: "COMPLETED" });
     const report = await harness.service.getReport(waiting.runId);
     expect(report?.steps[0]?.calls.map((call) => [call.status, call.error?.message])).toEqual([
-      ["invalidated", expect.stringContaining("turn_cancelled")],
-      ["invalidated", expect.stringContaining("turn_cancelled")],
+      ["invalidated", expect.stringContaining("cancelled this turn")],
+      ["invalidated", expect.stringContaining("cancelled this turn")],
     ]);
     expect(report?.steps[1]?.calls.map((call) => call.name)).toEqual(["finish"]);
     expect(report?.modelCalls).toBe(2);
@@ -231,7 +231,10 @@ describe(`SPEC §4 execution rules (in memory)`, () => {
       expect(slow).toMatchObject({ status: "error" });
       expect(slow?.error?.message).toMatch(/abort/i);
       expect(memory).toMatchObject({ status: "invalidated" });
-      expect(memory?.error?.message).toContain(`${scope}_cancelled`);
+      expect(memory?.error?.message).toContain(scope === "run" ? "cancelled the run" : "cancelled this turn");
+      // The reason's code is the invalidation's own record.
+      const invalidated = (await harness.events(runId)).find((event) => event.type === "calls_invalidated");
+      expect(invalidated?.payload).toMatchObject({ reason: `${scope}_cancelled` });
       expect(report?.steps).toHaveLength(scope === "run" ? 1 : 2);
     },
   );

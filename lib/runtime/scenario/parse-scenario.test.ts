@@ -8,7 +8,15 @@ describe("scenario validation (SPEC §8)", () => {
     const result = validateScenario(minimal);
     expect(result).toEqual({
       ok: true,
-      scenario: { ...minimal, limits: {}, workspace: {}, approvals: {}, tools: [], decisions: [] },
+      scenario: {
+        ...minimal,
+        limits: {},
+        workspace: {},
+        approvals: {},
+        tools: [],
+        decisions: [],
+        executionPolicy: "barriers",
+      },
     });
   });
 
