@@ -1,5 +1,5 @@
 import "server-only";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { type Model, type ModelCompletion, RuntimeError, type TranscriptEntry } from "@/lib/runtime";
 import type { ModelEndpoint } from "./model-endpoints";
 
@@ -132,7 +132,9 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
           `The model endpoint "${name}" has no key: its key variable is not set on the server.`,
         );
       }
-      const client = new OpenAI({
+      // Loaded on first use: a run of a scripted scenario (and the CLI's start-up) never pays for it.
+      const { default: OpenAIClient } = await import("openai");
+      const client = new OpenAIClient({
         // Always explicit: the SDK's own OPENAI_* environment variables are never consulted.
         baseURL: endpoint.baseURL,
         apiKey: apiKey ?? "none",
@@ -157,7 +159,7 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
           { signal },
         );
       } catch (error) {
-        throw describeFailure(error, name, endpoint, apiKey, signal);
+        throw describeFailure(OpenAIClient, error, name, endpoint, apiKey, signal);
       }
       const message = completion.choices?.[0]?.message;
       if (!message)
@@ -184,6 +186,7 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
 
 /** What the run is told when a completion failed: short, naming the endpoint, never its URL or key. */
 function describeFailure(
+  sdk: typeof OpenAI,
   error: unknown,
   name: string,
   endpoint: ModelEndpoint,
@@ -191,23 +194,23 @@ function describeFailure(
   signal: AbortSignal | undefined,
 ): unknown {
   // The run was cancelled: not the model's failure; the run loop takes the cancel.
-  if (signal?.aborted || error instanceof OpenAI.APIUserAbortError) return error;
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+  if (signal?.aborted || error instanceof sdk.APIUserAbortError) return error;
+  if (error instanceof sdk.APIConnectionTimeoutError) {
     return new ModelRequestError(
       `The model endpoint "${name}" did not answer within ${formatDuration(endpoint.timeoutMs)}.`,
     );
   }
-  if (error instanceof OpenAI.APIConnectionError) {
+  if (error instanceof sdk.APIConnectionError) {
     return new ModelRequestError(
       `Could not reach the model endpoint "${name}"${describeNetworkFailure(error)}.`,
     );
   }
-  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+  if (error instanceof sdk.APIError && error.status !== undefined) {
     return new ModelRequestError(
       `The model endpoint "${name}" answered ${error.status}${describeRefusal(error.error, apiKey)}`,
     );
   }
-  if (error instanceof OpenAI.OpenAIError) {
+  if (error instanceof sdk.OpenAIError) {
     return new ModelRequestError(`The model endpoint "${name}" gave an answer that could not be read.`);
   }
   return error;
