@@ -1,9 +1,7 @@
-import { and, asc, eq, getTableColumns, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import {
-  type ApprovalRecord,
   awaitingApprovalEvent,
   callsInvalidatedEvent,
-  decodeApprovalKind,
   decodeLimits,
   decodeToolAllowances,
   LostClaimError,
@@ -19,7 +17,7 @@ import {
   stepPlannedEvent,
 } from "@/lib/runtime";
 import type { Db } from "../client";
-import { approvals, runs, workspaceFiles } from "../schema";
+import { runs, workspaceFiles } from "../schema";
 import { toStorableText } from "../storable-columns";
 import {
   appendEvent,
@@ -29,6 +27,7 @@ import {
   readEvents,
   rowsOf,
 } from "./append-event";
+import { auditInSameWrite, readApprovals } from "./approval-audit";
 
 /** The run's columns, and whether its lease has run out by the database's clock. */
 const runWithLease = {
@@ -70,45 +69,6 @@ const callOf = (runId: string, stepIndex: number) =>
   sql`tool_calls.run_id = ${runId}::uuid and tool_calls.step_index = ${stepIndex}
     and tool_calls.batch_index = (inserted.payload->>'batchIndex')::int`;
 
-/** An approvals row per record, as its JSON for `jsonb_to_recordset` (see {@link AUDIT_COLUMNS}). */
-function auditRows(records: readonly ApprovalRecord[]) {
-  return records.map((row) => ({
-    run_id: row.runId,
-    turn_digest: row.turnDigest,
-    approve: row.approve,
-    actor: toStorableText(row.actor),
-    actor_id: row.actorId,
-    reason: row.reason === null ? null : toStorableText(row.reason),
-    decision_id: row.decisionId,
-    kind: row.kind,
-    granted_by: row.grantedBy,
-    scope: row.scope,
-    batch_index: row.batchIndex,
-    call_id: toStorableText(row.callId),
-    tool_name: toStorableText(row.toolName),
-    arguments: toStorableText(row.arguments),
-    arguments_digest: row.argumentsDigest,
-    edited_arguments: row.editedArguments === null ? null : toStorableText(row.editedArguments),
-    edited_digest: row.editedDigest,
-  }));
-}
-
-const AUDIT_COLUMNS =
-  sql.raw(`run_id, turn_digest, approve, actor, actor_id, reason, decision_id, kind, granted_by,
-  scope, batch_index, call_id, tool_name, arguments, arguments_digest, edited_arguments, edited_digest`);
-const AUDIT_RECORD = sql.raw(`gate(run_id uuid, turn_digest text, approve boolean, actor text, actor_id text,
-  reason text, decision_id uuid, kind text, granted_by uuid, scope text, batch_index int, call_id text,
-  tool_name text, arguments text, arguments_digest text, edited_arguments text, edited_digest text)`);
-
-/** Audits the automatic approvals of calls as their `call_started` is inserted: a row per started call. */
-function auditAutomatic(runId: string, records: readonly ApprovalRecord[]): SQL {
-  return sql`audited as (
-    insert into approvals (${AUDIT_COLUMNS})
-    select ${AUDIT_COLUMNS} from inserted, jsonb_to_recordset(${jsonParameter(auditRows(records))}::jsonb) as ${AUDIT_RECORD}
-    where inserted.type = 'call_started' and (inserted.payload->>'batchIndex')::int = gate.batch_index
-      and gate.run_id = ${runId}::uuid)`;
-}
-
 /** The runtime's `RunStore` over drizzle, for PGlite and Postgres alike. */
 export function createRunRepository(db: Db): RunStore {
   return {
@@ -144,32 +104,7 @@ export function createRunRepository(db: Db): RunStore {
 
     readEvents: (runId, afterSeq) => readEvents(db, runId, afterSeq),
 
-    async listApprovals(runId) {
-      const rows = await db
-        .select()
-        .from(approvals)
-        .where(eq(approvals.runId, runId))
-        .orderBy(asc(approvals.id));
-      return rows.map((row) => ({
-        turnDigest: row.turnDigest,
-        approve: row.approve,
-        actor: row.actor,
-        actorId: row.actorId,
-        reason: row.reason,
-        decisionId: row.decisionId,
-        kind: decodeApprovalKind(row.kind),
-        grantedBy: row.grantedBy,
-        scope: row.scope === "turn" ? ("turn" as const) : ("gate" as const),
-        batchIndex: row.batchIndex,
-        callId: row.callId,
-        toolName: row.toolName,
-        arguments: row.arguments,
-        argumentsDigest: row.argumentsDigest,
-        editedArguments: row.editedArguments,
-        editedDigest: row.editedDigest,
-        decidedAt: row.decidedAt.toISOString(),
-      }));
-    },
+    listApprovals: (runId) => readApprovals(db, runId),
 
     appendEvent: (runId, claimToken, event) => appendEvent(db, runId, event, { fence: claimToken }),
 
@@ -218,7 +153,7 @@ export function createRunRepository(db: Db): RunStore {
         fence: claimToken,
         unlessCancelPending: options.wave,
         alsoDo: [
-          ...(approvalRows.length > 0 ? [auditAutomatic(runId, approvalRows)] : []),
+          ...(approvalRows.length > 0 ? [auditInSameWrite(approvalRows, "call_started")] : []),
           sql`stamped as (
             update tool_calls set status = 'running', start_seq = inserted.seq from inserted
             where inserted.type = 'call_started' and ${callOf(runId, stepIndex)})`,
@@ -551,12 +486,7 @@ export function createRunRepository(db: Db): RunStore {
                 ? undefined
                 : sql`allowed_tools = allowed_tools || jsonb_build_object(${toStorableText(allowTool)}::text, ${jsonParameter(grant)}::jsonb)`,
             alsoDo: [
-              sql`audited as (
-                insert into approvals (${AUDIT_COLUMNS})
-                select ${AUDIT_COLUMNS}
-                from inserted, jsonb_to_recordset(${jsonParameter(auditRows(records))}::jsonb) as ${AUDIT_RECORD}
-                where inserted.type in ('approval_decided', 'approval_expired')
-                order by gate.batch_index)`,
+              auditInSameWrite(records, "decision"),
               ...(start
                 ? [
                     sql`stamped as (
