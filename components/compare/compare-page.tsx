@@ -4,7 +4,7 @@ import { useQueries } from "@tanstack/react-query";
 import Link from "next/link";
 import { runViewQueryOptions } from "@/lib/queries/run-queries";
 import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
-import { legacyReissueAfter } from "@/lib/runtime/plan-legacy";
+import { countWastedCompletions } from "@/lib/runtime/plan-legacy";
 import { sumUsage } from "@/lib/runtime/view/run-report";
 import type { RunView } from "@/lib/runtime/view/run-view";
 import { StatusBadge } from "../ui/status-badge";
@@ -33,7 +33,7 @@ export function ComparePage({ initialViews }: { initialViews: RunView[] }) {
   const rows: Array<[string, (view: RunView) => string]> = [
     ["Status", (view) => view.status],
     ["Completions", (view) => String(view.modelCalls)],
-    ["Completions wasted on refused or cut batches", (view) => String(wasted(view))],
+    ["Completions wasted on refused or cut batches", (view) => String(countWastedCompletions(view.steps))],
     ["Tokens", (view) => String(sumUsage(view.steps)?.totalTokens ?? "— (not reported)")],
     ["Calls executed", (view) => String(executed(view))],
     ["Wall time", (view) => wallTime(view)],
@@ -82,10 +82,6 @@ export function ComparePage({ initialViews }: { initialViews: RunView[] }) {
       </div>
     </div>
   );
-}
-
-function wasted(view: RunView): number {
-  return view.steps.filter((step) => legacyReissueAfter(step) !== null).length;
 }
 
 function executed(view: RunView): number {

@@ -11,8 +11,11 @@ import type { Plan, PlanProblem, ToolCall } from "./types";
 
 export interface LegacyPlanning {
   plan: Plan;
-  /** The calls the model is asked for again: after a refusal, at once; after a cut, once the gate ran. */
-  reissue: { calls: ToolCall[]; when: "next_completion" | "after_gate" } | null;
+  /**
+   * The calls the model is asked for at once, after a refusal. (The calls a
+   * cut drops are asked for once the gate ran: see {@link legacyReissueAfter}.)
+   */
+  reissue: ToolCall[] | null;
 }
 
 export function applyLegacyPolicy(
@@ -34,7 +37,7 @@ export function applyLegacyPolicy(
           },
         ],
       },
-      reissue: { calls: calls.slice(0, cap), when: "next_completion" },
+      reissue: calls.slice(0, cap),
     };
   }
   if (plan.kind !== "execute") return { plan, reissue: null };
@@ -55,10 +58,7 @@ export function applyLegacyPolicy(
       segments: plan.segments.slice(0, gateAt + 1),
       problems: [...plan.problems, ...problems],
     },
-    reissue: {
-      calls: cut.flatMap((batchIndex) => calls.find((call) => call.batchIndex === batchIndex) ?? []),
-      when: "after_gate",
-    },
+    reissue: null,
   };
 }
 
@@ -96,4 +96,9 @@ export function legacyReissueAfter(step: PlannedStep): ToolCall[] | null {
     gate?.kind === "barrier" &&
     step.calls.find((call) => call.batchIndex === gate.batchIndex)?.status === "ok";
   return gateRan ? step.calls.filter((call) => cut.has(call.batchIndex)).map(toCall) : null;
+}
+
+/** Completions a run spent only because the legacy policy refused or cut a batch (none under barriers). */
+export function countWastedCompletions(steps: readonly PlannedStep[]): number {
+  return steps.filter((step) => legacyReissueAfter(step) !== null).length;
 }

@@ -122,7 +122,7 @@ export async function planNextStep(environment: RunEnvironment, between: Between
       transcript: [...transcript, { role: "repair_notice", text: formatRepairNotice(plan.problems) }],
       modelCalls,
       problems: plan.problems,
-      reissue: legacy.reissue?.when === "next_completion" ? legacy.reissue.calls : null,
+      reissue: legacy.reissue,
     };
   }
   return {
@@ -136,7 +136,6 @@ export async function planNextStep(environment: RunEnvironment, between: Between
       completedWaves: 0,
       outcomes,
       transcript,
-      ...(legacy.reissue?.when === "after_gate" ? { legacyCut: legacy.reissue.calls } : {}),
     },
   };
 }

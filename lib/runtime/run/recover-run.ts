@@ -293,25 +293,12 @@ function progressOf(
       ),
     ),
     approvedGates: step.approvedGates,
-    ...(cutCalls(step).length > 0 ? { legacyCut: cutCalls(step) } : {}),
     plan: step.plan,
     nextSegment,
     completedWaves: segments.slice(0, nextSegment).filter((segment) => segment.kind === "wave").length,
     outcomes,
     transcript: rebuildTranscript(initialTranscript, steps),
   };
-}
-
-/** Legacy policy: the calls a step's plan cut after its gate, in batch order. */
-function cutCalls(step: StepView) {
-  const cut = new Set(
-    step.plan.problems.flatMap((problem) =>
-      problem.code === "legacy_cut_after_gate" ? [problem.batchIndex] : [],
-    ),
-  );
-  return step.calls
-    .filter((call) => cut.has(call.batchIndex))
-    .map(({ id, name, arguments: args, batchIndex }) => ({ id, name, arguments: args, batchIndex }));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { RuntimeError } from "../errors";
 import type { TranscriptEntry } from "../model/model";
+import { legacyReissueAfter } from "../plan-legacy";
 import { type BarrierAction, describeEdit, executeStep, resolveBarrier } from "./execute-step";
 import { type Between, planNextStep } from "./plan-next-step";
 import type { RunEnvironment } from "./run-environment";
@@ -109,7 +110,15 @@ async function drive(environment: RunEnvironment, start: RunStart): Promise<RunS
       between = {
         ...between,
         transcript: completed.transcript,
-        reissue: cutCallsToResend(result.progress),
+        // Legacy policy: the calls it cut after the gate, asked for again now that the gate ran.
+        reissue: legacyReissueAfter({
+          plan: result.progress.plan,
+          metrics: { cap: environment.limits.maxParallelToolCalls },
+          calls: result.progress.calls.map((call) => ({
+            ...call,
+            status: result.progress.outcomes[call.batchIndex]?.status ?? "pending",
+          })),
+        }),
       };
       mayBeCancelled = completed.cancelPending !== null;
       if (result.cancelled === "run") return endRun(environment, "CANCELLED");
@@ -189,17 +198,6 @@ async function completeStep(
     };
   });
   return { transcript: [...progress.transcript, ...results], cancelPending };
-}
-
-/**
- * Legacy policy: the calls cut after the step's gate, to be sent again now
- * that it ran; none when the gate did not succeed (the model is told instead).
- */
-function cutCallsToResend(progress: StepProgress): StepProgress["legacyCut"] | null {
-  if (!progress.legacyCut?.length) return null;
-  const gate = progress.plan.segments.at(-1);
-  const ran = gate?.kind === "barrier" && progress.outcomes[gate.batchIndex]?.status === "ok";
-  return ran ? progress.legacyCut : null;
 }
 
 /** A lone, successful `finish` call ends the run. */

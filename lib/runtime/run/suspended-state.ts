@@ -6,7 +6,6 @@ import {
   pendingTurnSchema,
   planSchema,
   preflightedCallSchema,
-  toolCallSchema,
   transcriptEntrySchema,
 } from "./persisted-schemas";
 import type { PendingTurn } from "./run-types";
@@ -41,8 +40,6 @@ const stepProgressSchema = z.object({
   approvedGates: z.record(z.string(), z.string()).optional(),
   /** Calls whose arguments an approver changed (batchIndex → the arguments the model sent). */
   edits: z.record(z.string(), z.string()).optional(),
-  /** Legacy policy: the calls cut after the gate, to be sent again once the gate ran. */
-  legacyCut: z.array(toolCallSchema).optional(),
 });
 export type StepProgress = z.infer<typeof stepProgressSchema>;
 

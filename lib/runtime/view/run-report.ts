@@ -1,5 +1,5 @@
 import type { CompletionRecord, ModelUsage } from "../model/model";
-import { legacyReissueAfter } from "../plan-legacy";
+import { countWastedCompletions } from "../plan-legacy";
 import type { RunStore, StoredApproval } from "../run/run-store";
 import type { CallStatus, PendingTurn, RunError, RunStatus, StepMetrics } from "../run/run-types";
 import type { Plan } from "../types";
@@ -115,7 +115,7 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
     metrics: {
       completions: view.modelCalls,
       tokens: sumUsage(view.steps),
-      wastedCompletions: view.steps.filter((step) => legacyReissueAfter(step) !== null).length,
+      wastedCompletions: countWastedCompletions(view.steps),
       recoveries: view.recoveries,
       recoveredCompletions: view.recoveredCompletions,
     },
