@@ -4,6 +4,9 @@
  * Test doubles of the ports are in "lib/runtime/testing".
  */
 
+// Validation messages in plain words for every schema (zod's global error map).
+import "./validation-messages";
+
 // Running: model port, run loop, persisted state, the coordinator.
 export { startCancelRun } from "./coordinator/cancel-run";
 export type { CoordinatorDependencies } from "./coordinator/coordinator-dependencies";

@@ -1,0 +1,79 @@
+import { z } from "zod";
+
+/**
+ * Validation messages in words a person uses: "must be a whole number", not
+ * zod's "Invalid input: expected int, received number". Installed as zod's
+ * global error map when the runtime is loaded, so every surface that checks
+ * input (the playground as you type, the HTTP API's 400s, the CLI) says the
+ * same thing. A message a schema sets itself still wins over these.
+ */
+export function describeIssue(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case "invalid_type":
+      return issue.input === undefined ? "is required" : `must be ${describeType(issue.expected)}`;
+    case "too_small":
+      return describeBound(issue.origin, "least", issue.minimum, issue.inclusive);
+    case "too_big":
+      return describeBound(issue.origin, "most", issue.maximum, issue.inclusive);
+    case "unrecognized_keys":
+      return `has ${issue.keys.length === 1 ? "a field" : "fields"} this format does not have: ${issue.keys
+        .map((key) => JSON.stringify(key))
+        .join(", ")}`;
+    case "invalid_value":
+      return issue.values.length === 1
+        ? `must be ${JSON.stringify(issue.values[0])}`
+        : `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}`;
+    case "invalid_format":
+      return issue.format === "regex" ? "is not in the expected form" : `must be a valid ${issue.format}`;
+    case "not_multiple_of":
+      return `must be a multiple of ${String(issue.divisor)}`;
+    case "invalid_union": {
+      // A discriminated union names the values its tag may take.
+      const options = "options" in issue && Array.isArray(issue.options) ? issue.options : [];
+      return options.length > 0
+        ? `must be one of ${options.map((option) => JSON.stringify(option)).join(", ")}`
+        : "does not match any of the accepted shapes";
+    }
+    default:
+      return undefined;
+  }
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  int: "a whole number",
+  number: "a number",
+  string: "text (a JSON string)",
+  boolean: "true or false",
+  array: "a list (a JSON array)",
+  object: "an object",
+  record: "an object",
+  null: "null",
+  bigint: "a whole number",
+};
+
+function describeType(expected: string): string {
+  return TYPE_WORDS[expected] ?? expected;
+}
+
+function describeBound(
+  origin: string,
+  direction: "least" | "most",
+  bound: number | bigint | Date,
+  inclusive: boolean | undefined,
+): string {
+  const value = Number(bound);
+  switch (origin) {
+    case "string":
+      if (direction === "least" && value === 1) return "must not be empty";
+      return `must be at ${direction} ${value} character${value === 1 ? "" : "s"} long`;
+    case "array":
+    case "set":
+      if (direction === "least" && value === 1) return "must not be empty";
+      return `must have at ${direction} ${value} item${value === 1 ? "" : "s"}`;
+    default:
+      if (inclusive === false) return `must be ${direction === "least" ? "more" : "less"} than ${value}`;
+      return `must be at ${direction} ${value}`;
+  }
+}
+
+z.config({ customError: describeIssue });
