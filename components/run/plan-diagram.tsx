@@ -74,11 +74,11 @@ function CallChip({
   batchIndex: number;
   isAwaitingApproval?: boolean;
 }) {
-  const state = call ? describeCallState(call.status, isAwaitingApproval) : "unknown";
+  const state = call ? describeCallState(call, isAwaitingApproval) : { text: "unknown", tone: "unknown" };
   return (
-    <li className="chip" data-state={isAwaitingApproval ? "awaiting" : call?.status}>
+    <li className="chip" data-state={state.tone}>
       <span className="chip-index">{batchIndex}</span> {call?.name ?? "?"}
-      <span className="visually-hidden">: {state}</span>
+      <span className="visually-hidden">: {state.text}</span>
     </li>
   );
 }

@@ -116,6 +116,12 @@ export async function executeCall(
   return runStartedCall(environment, call, signal, createSettleBatcher(environment, stepIndex));
 }
 
+/** The error of a call a cancellation interrupted: it had started, so it may have done part of its work. */
+const CANCELLED_WHILE_RUNNING = (name: string) => ({
+  code: "cancelled",
+  message: `${name} was stopped by a cancellation while it ran; it may have done part of its work.`,
+});
+
 async function runTool(
   environment: RunEnvironment,
   call: PreflightedCall,
@@ -134,13 +140,15 @@ async function runTool(
     return {
       status: "error",
       result: null,
-      error: { code: "aborted", message: `${call.name} was cancelled before it started.` },
+      error: { code: "cancelled", message: `${call.name} was cancelled before it started.` },
     };
   }
   try {
     const result = await tool.execute(call.parsedArguments, environment.createToolContext(signal));
     return { status: "ok", result: result ?? null, error: null };
   } catch (error) {
+    // Stopped by a cancellation while it ran: not a failure of the tool, and not "never ran" either.
+    if (signal.aborted) return { status: "error", result: null, error: CANCELLED_WHILE_RUNNING(call.name) };
     if (ToolError.isInstance(error))
       return { status: "error", result: null, error: { code: error.code, message: error.message } };
     environment.log?.("a tool threw an unexpected error", { name: call.name, error: String(error) });
