@@ -27,6 +27,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 <nav aria-label="Main">
                   <Link href="/">Playground</Link>
                   <Link href="/inbox">Inbox</Link>
+                  <Link href="/runs">Runs</Link>
+                  <Link href="/audit">Audit</Link>
                 </nav>
                 <AccountMenu identity={identity} />
               </>

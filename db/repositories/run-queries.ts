@@ -1,59 +1,123 @@
-import { and, desc, eq, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, ilike, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
 import type { Db } from "../client";
-import { runs } from "../schema";
+import { type RunStatus, runs, steps } from "../schema";
+import { containing, idStartsWith } from "./text-match";
 
 /**
- * Where a page of waiting runs starts: after this run, in newest-wait-first
- * order. `waitingSince` is the database's own text of the time, to the
- * microsecond (a JavaScript Date would round it and skip rows).
+ * Where a page starts: after the row with this time (the database's own text
+ * of it, to the microsecond; a JavaScript Date would round it and skip rows)
+ * and id.
  */
-export interface WaitingRunCursor {
-  waitingSince: string | null;
+export interface RowCursor {
+  time: string | null;
   id: string;
 }
 
-/**
- * A page of the runs waiting for a decision, newest wait first (then by id),
- * after `after` (keyset: no offset to scan past): only what the inbox shows,
- * the pending turn taken out of the stored state by the database.
- */
-export async function listWaitingRuns(db: Db, page: { limit: number; after: WaitingRunCursor | null }) {
-  const { after } = page;
-  const afterCursor =
-    after === null
-      ? undefined
-      : after.waitingSince === null
-        ? or(and(isNull(runs.waitingSince), lt(runs.id, after.id)), isNotNull(runs.waitingSince))
-        : or(
-            sql`${runs.waitingSince} < ${after.waitingSince}::timestamptz`,
-            and(sql`${runs.waitingSince} = ${after.waitingSince}::timestamptz`, lt(runs.id, after.id)),
-          );
-  return (
-    db
-      .select({
-        id: runs.id,
-        name: runs.name,
-        waitingSince: runs.waitingSince,
-        cursorTime: sql<string | null>`${runs.waitingSince}::text`,
-        schemaVersion: sql<unknown>`${runs.state}->'schemaVersion'`,
-        stepIndex: sql<unknown>`${runs.state}->'stepIndex'`,
-        pending: sql<unknown>`${runs.state}->'pending'`,
-      })
-      .from(runs)
-      .where(and(eq(runs.status, "WAITING_FOR_APPROVAL"), afterCursor))
-      // Postgres puts NULLs first in descending order: rows from before waits were timed lead.
-      .orderBy(desc(runs.waitingSince), desc(runs.id))
-      .limit(page.limit)
-  );
+/** Which waiting runs the inbox lists, and in which order of waiting time. */
+export interface InboxFilter {
+  /** Runs whose pending turn has a call of this tool (exact name). */
+  tool?: string;
+  /** Part of the run's name, or the start of its id. */
+  search?: string;
+  /** Part of the name of the person who started the run. */
+  startedBy?: string;
+  /** Newest wait first (the default), or the longest wait first. */
+  order?: "newest" | "oldest";
 }
 
-/** How many runs wait for a decision. */
-export async function countWaitingRuns(db: Db): Promise<number> {
+/** Which runs the runs list shows. */
+export interface RunListFilter {
+  status?: RunStatus;
+  /** Part of the run's name or its starter's name, or the start of its id. */
+  search?: string;
+}
+
+/**
+ * A page of the runs waiting for a decision in waiting-time order (then by
+ * id), after `after` (keyset: no offset to scan past): only what the inbox
+ * shows, the pending turn taken out of the stored state by the database.
+ */
+export async function listWaitingRuns(
+  db: Db,
+  page: { limit: number; after: RowCursor | null; filter?: InboxFilter },
+) {
+  const filter = page.filter ?? {};
+  const direction = filter.order === "oldest" ? "asc" : "desc";
+  return db
+    .select({
+      id: runs.id,
+      name: runs.name,
+      waitingSince: runs.waitingSince,
+      startedByName: runs.startedByName,
+      cursorTime: sql<string | null>`${runs.waitingSince}::text`,
+      schemaVersion: sql<unknown>`${runs.state}->'schemaVersion'`,
+      stepIndex: sql<unknown>`${runs.state}->'stepIndex'`,
+      pending: sql<unknown>`${runs.state}->'pending'`,
+    })
+    .from(runs)
+    .where(and(waitingRunsMatching(filter), afterRow(runs.waitingSince, runs.id, page.after, direction)))
+    .orderBy(...orderBy(runs.waitingSince, runs.id, direction))
+    .limit(page.limit);
+}
+
+/** How many runs wait for a decision (that match the filter). */
+export async function countWaitingRuns(db: Db, filter: InboxFilter = {}): Promise<number> {
   const [row] = await db
     .select({ count: sql<number>`count(*)::int` })
     .from(runs)
-    .where(eq(runs.status, "WAITING_FOR_APPROVAL"));
+    .where(waitingRunsMatching(filter));
   return Number(row?.count ?? 0);
+}
+
+function waitingRunsMatching(filter: InboxFilter): SQL | undefined {
+  return and(
+    eq(runs.status, "WAITING_FOR_APPROVAL"),
+    filter.tool
+      ? sql`exists (select 1 from jsonb_array_elements(${runs.state}->'pending'->'calls') as call
+          where call->>'name' = ${filter.tool})`
+      : undefined,
+    filter.search ? nameOrIdMatches(filter.search) : undefined,
+    filter.startedBy ? ilike(runs.startedByName, containing(filter.startedBy)) : undefined,
+  );
+}
+
+/** A page of every run, newest first, after `after`, with its step count. */
+export async function listRuns(
+  db: Db,
+  page: { limit: number; after: RowCursor | null; filter?: RunListFilter },
+) {
+  return db
+    .select({
+      id: runs.id,
+      name: runs.name,
+      status: runs.status,
+      startedByName: runs.startedByName,
+      createdAt: runs.createdAt,
+      finishedAt: runs.finishedAt,
+      modelCalls: runs.modelCalls,
+      steps: sql<number>`(select count(*)::int from ${steps} where ${steps.runId} = ${runs.id})`,
+      cursorTime: sql<string>`${runs.createdAt}::text`,
+    })
+    .from(runs)
+    .where(and(runsMatching(page.filter ?? {}), afterRow(runs.createdAt, runs.id, page.after, "desc")))
+    .orderBy(desc(runs.createdAt), desc(runs.id))
+    .limit(page.limit);
+}
+
+/** How many runs match the filter. */
+export async function countRuns(db: Db, filter: RunListFilter = {}): Promise<number> {
+  const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(runs).where(runsMatching(filter));
+  return Number(row?.count ?? 0);
+}
+
+function runsMatching(filter: RunListFilter): SQL | undefined {
+  return and(
+    filter.status ? eq(runs.status, filter.status) : undefined,
+    filter.search
+      ? or(nameOrIdMatches(filter.search), ilike(runs.startedByName, containing(filter.search)))
+      : undefined,
+  );
 }
 
 /** The most recently started runs, newest first (the playground's "Recent runs"). */
@@ -63,4 +127,37 @@ export async function listRecentRuns(db: Db, limit: number) {
     .from(runs)
     .orderBy(desc(runs.createdAt), desc(runs.id))
     .limit(limit);
+}
+
+function nameOrIdMatches(search: string): SQL | undefined {
+  return or(ilike(runs.name, containing(search)), idStartsWith(runs.id, search));
+}
+
+/**
+ * Rows after the cursor in (time, id) order. Postgres sorts NULL times first
+ * in descending order and last in ascending order: rows from before a time
+ * was recorded keep their place either way.
+ */
+function afterRow(
+  time: PgColumn,
+  id: PgColumn,
+  after: RowCursor | null,
+  direction: "asc" | "desc",
+): SQL | undefined {
+  if (after === null) return undefined;
+  const beyond = direction === "desc" ? lt : gt;
+  if (after.time === null) {
+    return direction === "desc"
+      ? or(and(isNull(time), lt(id, after.id)), isNotNull(time))
+      : and(isNull(time), gt(id, after.id));
+  }
+  const pastTime =
+    direction === "desc"
+      ? sql`${time} < ${after.time}::timestamptz`
+      : or(sql`${time} > ${after.time}::timestamptz`, isNull(time));
+  return or(pastTime, and(sql`${time} = ${after.time}::timestamptz`, beyond(id, after.id)));
+}
+
+function orderBy(time: PgColumn, id: PgColumn, direction: "asc" | "desc") {
+  return direction === "desc" ? [desc(time), desc(id)] : [asc(time), asc(id)];
 }

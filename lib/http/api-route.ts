@@ -1,9 +1,12 @@
 import "server-only";
 import type { z } from "zod";
+import type { RowCursor } from "@/db/repositories/run-queries";
 import { MAX_JSON_DEPTH, measureJsonDepth } from "@/lib/runtime";
 import type { Identity } from "@/lib/server/auth/identity";
 import type { Role } from "@/lib/server/auth/roles";
+import { decodePageCursor } from "@/lib/server/page-cursor";
 import { errorResponse } from "./error-response";
+import { queryObject } from "./list-queries";
 import { RequestRefusal, validateInput } from "./refusal";
 import { MAX_BODY_BYTES } from "./request-limits";
 import { requireIdentity } from "./require-identity";
@@ -125,4 +128,18 @@ async function readLimitedText(request: Request): Promise<string> {
 
 function invalid(path: string, message: string): RequestRefusal {
   return RequestRefusal.invalid([{ path, message }]);
+}
+
+/** Reads a request's query string with a schema: a value it refuses is a 400 naming the parameter. */
+export function readQuery<Schema extends z.ZodType>(request: Request, schema: Schema): z.infer<Schema> {
+  return validateInput(queryObject(new URL(request.url).searchParams), schema);
+}
+
+/** A page cursor from `?after=`, or a 400 when it is not one this server wrote. */
+export function readPageCursor(after: string | undefined): RowCursor | null {
+  if (after === undefined) return null;
+  const cursor = decodePageCursor(after);
+  if (!cursor)
+    throw RequestRefusal.of("invalid_request", "after must be the nextCursor of a page this server sent.");
+  return cursor;
 }

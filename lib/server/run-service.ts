@@ -2,12 +2,14 @@ import "server-only";
 import type { DatabaseHandle } from "@/db/client";
 import { listRecentRuns } from "@/db/repositories/run-queries";
 import { createRunRepository, RUN_CANCELS_CHANNEL } from "@/db/repositories/run-repository";
-import { createRunToolContext } from "@/db/repositories/run-tool-context";
+import { createRunToolContext, createRunWorkspace } from "@/db/repositories/run-tool-context";
 import { createRunHost, type RunStarter, type RunStore, type Scenario, type StartedRun } from "@/lib/runtime";
 import { createModelForScenario } from "./create-model-for-scenario";
 import { type ExecutionSettings, readExecutionSettings } from "./execution-settings";
 import { getModelEndpoints } from "./get-model-endpoints";
+import { exportAuditCsv, listAuditPage } from "./list-audit";
 import { listInbox } from "./list-inbox";
+import { listRunsPage } from "./list-runs";
 import { checkScenarioModel, type ModelEndpoints } from "./model-endpoints";
 import { createRunEventFeed } from "./run-event-feed";
 import { getRunEventHub, type RunEventListener } from "./run-event-hub";
@@ -101,6 +103,11 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
     subscribeToEvents: (runId: string | "*", listener: RunEventListener) =>
       getRunEventHub(handle).subscribe(runId, listener),
     listInbox: (page?: Parameters<typeof listInbox>[1]) => listInbox(db, page),
+    listRuns: (page: Parameters<typeof listRunsPage>[1]) => listRunsPage(db, page),
+    listAudit: (page: Parameters<typeof listAuditPage>[1]) => listAuditPage(db, page),
+    /** A file of a run's workspace as it is now (its path already normalised), or undefined. */
+    readWorkspaceFile: (runId: string, path: string) => createRunWorkspace(db, runId).read(path),
+    exportAuditCsv: (filter: Parameters<typeof exportAuditCsv>[1]) => exportAuditCsv(db, filter),
     async listRecentRuns(limit = 10) {
       const rows = await listRecentRuns(db, limit);
       return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));

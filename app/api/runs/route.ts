@@ -1,4 +1,5 @@
-import { handleRoute, readBody } from "@/lib/http/api-route";
+import { handleRoute, readBody, readPageCursor, readQuery } from "@/lib/http/api-route";
+import { runListQuerySchema } from "@/lib/http/list-queries";
 import { scenarioSchema } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/get-run-service";
 
@@ -11,4 +12,21 @@ export const POST = handleRoute({ role: "operator" }, async (request: Request, _
   });
   settled.catch((error) => console.error(`run ${runId} stopped unexpectedly:`, error));
   return Response.json({ runId }, { status: 201, headers: { location: `/api/runs/${runId}` } });
+});
+
+/**
+ * Every run, newest first: `{ items, total, nextCursor }`, each with its
+ * status, who started it and when, its steps and completions. `?status=`,
+ * `?q=` (part of its name or its starter's, or the start of its id),
+ * `?limit=` (1–200, default 50), `?after=<nextCursor>`.
+ */
+export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
+  const query = readQuery(request, runListQuerySchema);
+  return Response.json(
+    await (await getRunService()).listRuns({
+      limit: query.limit,
+      after: readPageCursor(query.after),
+      filter: { status: query.status, search: query.q },
+    }),
+  );
 });

@@ -1,0 +1,26 @@
+import { handleRoute, readQuery } from "@/lib/http/api-route";
+import { auditFilterOf, auditQuerySchema } from "@/lib/http/list-queries";
+import { getRunService } from "@/lib/server/get-run-service";
+
+/**
+ * The approvals audit, newest first: every decision, expired wait and
+ * automatic approval, from the append-only table. Filters: `?outcome=`
+ * (approved, denied, expired, automatic), `?actor=`, `?tool=`, `?run=` (part
+ * of its name or the start of its id). JSON pages: `{ items, nextBefore }`,
+ * `?limit=` (1–200, default 100), `?before=<nextBefore>`. `?format=csv`: every
+ * matching row as one CSV file.
+ */
+export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
+  const query = readQuery(request, auditQuerySchema);
+  const filter = auditFilterOf(query);
+  const service = await getRunService();
+  if (query.format === "csv") {
+    return new Response(await service.exportAuditCsv(filter), {
+      headers: {
+        "content-type": "text/csv; charset=utf-8",
+        "content-disposition": `attachment; filename="audit-${new Date().toISOString().slice(0, 10)}.csv"`,
+      },
+    });
+  }
+  return Response.json(await service.listAudit({ limit: query.limit, before: query.before, filter }));
+});

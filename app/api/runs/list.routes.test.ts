@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunListPage } from "@/lib/server/list-runs";
+import type { RunService } from "@/lib/server/run-service";
+import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { buildScenario } from "@/lib/server/testing/scenario-harness";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+
+let uninstall = async () => {};
+let viewer: TestAccount;
+let service: RunService;
+let route: typeof import("./route");
+
+beforeAll(async () => {
+  ({ uninstall } = await installProcessTestDatabase());
+  ({ viewer } = await createTestAccounts(["viewer"]));
+  route = await import("./route");
+  service = await (await import("@/lib/server/get-run-service")).getRunService();
+});
+afterAll(() => uninstall());
+
+const list = async (query: string) => {
+  const response = await route.GET(new Request(`http://test/api/runs${query}`, { headers: viewer.headers }));
+  return { status: response.status, body: await response.json() };
+};
+
+const finishing = (name: string) =>
+  buildScenario({
+    name,
+    model: { kind: "scripted", turns: [{ calls: [{ name: "finish", arguments: { summary: "done" } }] }] },
+  });
+
+describe("GET /api/runs lists every run", () => {
+  it("pages newest first, each run once, with its status, starter, steps and completions", async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const started: string[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      const { runId, settled } = await service.startRun(finishing(`${tag} finished ${index}`), {
+        id: "user-ada",
+        name: "Ada",
+      });
+      await settled;
+      started.push(runId);
+    }
+    const seen: RunListPage["items"] = [];
+    let after = "";
+    for (let page = 0; page < 10; page += 1) {
+      const { status, body } = await list(`?q=${tag}&limit=2${after}`);
+      expect(status).toBe(200);
+      expect((body as RunListPage).total).toBe(5);
+      seen.push(...(body as RunListPage).items);
+      if (!body.nextCursor) break;
+      after = `&after=${encodeURIComponent(body.nextCursor)}`;
+    }
+    expect(seen.map((run) => run.id)).toEqual([...started].reverse());
+    expect(seen[0]).toMatchObject({
+      name: `${tag} finished 4`,
+      status: "COMPLETED",
+      startedBy: "Ada",
+      steps: 1,
+      completions: 1,
+      finishedAt: expect.any(String),
+    });
+  });
+
+  it("filters by status and finds a run by its starter's name or the start of its id", async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const waiting = await service.startRun(buildScenario(gatedWriteScenario(`${tag} waits`)), {
+      id: "user-grace",
+      name: "Grace Hopper",
+    });
+    const done = await service.startRun(finishing(`${tag} done`));
+    await Promise.all([waiting.settled, done.settled]);
+
+    const onlyWaiting = (await list(`?q=${tag}&status=WAITING_FOR_APPROVAL`)).body as RunListPage;
+    expect(onlyWaiting.items.map((run) => run.id)).toEqual([waiting.runId]);
+    expect(onlyWaiting.items[0]).toMatchObject({ startedBy: "Grace Hopper", steps: 1, completions: 1 });
+
+    const byStarter = (await list("?q=grace%20hop")).body as RunListPage;
+    expect(byStarter.items.map((run) => run.id)).toContain(waiting.runId);
+    expect(byStarter.items.every((run) => run.startedBy === "Grace Hopper")).toBe(true);
+
+    const byId = (await list(`?q=${done.runId.slice(0, 8)}`)).body as RunListPage;
+    expect(byId.items.map((run) => run.id)).toEqual([done.runId]);
+  });
+
+  it.each([
+    ["?status=DONE", "status: must be one of"],
+    ["?limit=1000", "limit: must be at most 200"],
+    ["?after=bm9wZQ", "after must be the nextCursor"],
+  ])("refuses %s with a 400 naming it", async (query, message) => {
+    const { status, body } = await list(query);
+    expect(status).toBe(400);
+    expect(body.error.message).toContain(message);
+  });
+});

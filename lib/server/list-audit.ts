@@ -1,0 +1,61 @@
+import "server-only";
+import { stringify } from "csv-stringify/sync";
+import type { Db } from "@/db/client";
+import { type AuditFilter, listAuditRows } from "@/db/repositories/audit-queries";
+
+export type AuditEntry = Awaited<ReturnType<typeof listAuditRows>>[number];
+
+/** A page of the audit: newest first, and the id to pass as `before` for the next page. */
+export interface AuditPage {
+  items: Array<Omit<AuditEntry, "decidedAt"> & { decidedAt: string }>;
+  nextBefore: number | null;
+}
+
+/** The most rows one CSV export holds; a filter narrows a larger audit. */
+export const AUDIT_CSV_MAX_ROWS = 50_000;
+
+export async function listAuditPage(
+  db: Db,
+  page: { limit: number; before?: number; filter: AuditFilter },
+): Promise<AuditPage> {
+  const rows = await listAuditRows(db, { ...page, limit: page.limit + 1 });
+  const items = rows.slice(0, page.limit).map((row) => ({ ...row, decidedAt: row.decidedAt.toISOString() }));
+  return { items, nextBefore: rows.length > page.limit ? (items.at(-1)?.id ?? null) : null };
+}
+
+const CSV_COLUMNS = [
+  "id",
+  "decidedAt",
+  "outcome",
+  "scope",
+  "actor",
+  "actorId",
+  "runId",
+  "runName",
+  "batchIndex",
+  "toolName",
+  "turnDigest",
+  "argumentsDigest",
+  "editedDigest",
+  "decisionId",
+  "grantedBy",
+  "reason",
+] as const;
+
+/**
+ * The audit rows that match, as CSV with a header row. A cell that starts
+ * like a spreadsheet formula (`=`, `+`, `-`, `@`, tab, carriage return) gets a
+ * leading `'`: a reason or a run name typed by someone is shown as text, never
+ * run as a formula when the file is opened.
+ */
+export async function exportAuditCsv(db: Db, filter: AuditFilter): Promise<string> {
+  const rows = await listAuditRows(db, { limit: AUDIT_CSV_MAX_ROWS, filter });
+  return stringify(
+    rows.map((row) => ({ ...row, decidedAt: row.decidedAt.toISOString() })),
+    {
+      header: true,
+      columns: [...CSV_COLUMNS],
+      cast: { string: (value) => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value) },
+    },
+  );
+}
