@@ -3,24 +3,50 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { fetchJson } from "@/lib/queries/fetch-json";
-import type { InboxItem, InboxPage as InboxPageData } from "@/lib/queries/inbox-item";
+import {
+  type InboxFilterParams,
+  type InboxItem,
+  type InboxPage as InboxPageData,
+  inboxSearchParams,
+} from "@/lib/queries/inbox-item";
 import { inboxQueryOptions } from "@/lib/queries/run-queries";
 import { useNow } from "../ui/use-now";
+import { InboxFilters } from "./inbox-filters";
 import { InboxRow } from "./inbox-row";
+import { KeyboardHelp } from "./keyboard-help";
 import { useInboxStream } from "./use-inbox-stream";
 
 /** How long a decided run may be gone from the list before the selection moves on. */
 const RESELECT_AFTER_MS = 2000;
 
 /**
- * Every run waiting for a decision, newest first, kept live by the inbox
- * stream. Keyboard: `j`/`k` move, `a` approves, `d` denies (with a reason).
+ * Every run waiting for a decision, kept live by the inbox stream, narrowed
+ * by the filters (kept in the address). Keyboard: `j`/`k` move, `a`
+ * approves, `d` denies (with a reason), `?` lists the keys.
  */
-export function InboxPage({ initialPage, renderedAt }: { initialPage: InboxPageData; renderedAt: number }) {
-  const { data: firstPage } = useQuery({ ...inboxQueryOptions(), initialData: initialPage });
-  const more = useMorePages(firstPage);
+export function InboxPage({
+  initialPage,
+  initialFilter,
+  renderedAt,
+}: {
+  initialPage: InboxPageData;
+  initialFilter: InboxFilterParams;
+  renderedAt: number;
+}) {
+  const [filter, setFilter] = useState(initialFilter);
+  const isInitialFilter =
+    inboxSearchParams(filter).toString() === inboxSearchParams(initialFilter).toString();
+  const { data: firstPage, isFetching } = useQuery({
+    ...inboxQueryOptions(filter),
+    initialData: isInitialFilter ? initialPage : undefined,
+    placeholderData: (previous) => previous,
+  });
+  const shownPage = firstPage ?? initialPage;
+  const more = useMorePages(shownPage, filter);
   const items = more.items;
-  const isLive = useInboxStream();
+  const isLive = useInboxStream(filter);
+  const [isHelpOpen, setHelpOpen] = useState(false);
+  const isFiltered = inboxSearchParams({ ...filter, order: undefined }).toString() !== "";
   const now = useNow(1000, renderedAt);
   // Nothing is selected until the person moves: the first `j` lands on the newest wait.
   const [selectedId, setSelectedId] = useState<string | null>(null);
@@ -55,7 +81,12 @@ export function InboxPage({ initialPage, renderedAt }: { initialPage: InboxPageD
     function onKeyDown(event: KeyboardEvent) {
       if (event.altKey || event.ctrlKey || event.metaKey) return;
       const target = event.target as HTMLElement;
-      if (target.closest("input, textarea, select, [contenteditable]")) return;
+      if (target.closest("input, textarea, select, [contenteditable], dialog")) return;
+      if (event.key === "?") {
+        event.preventDefault();
+        setHelpOpen(true);
+        return;
+      }
       if (event.key !== "j" && event.key !== "k") return;
       event.preventDefault();
       const from = selectedIndex >= 0 ? selectedIndex : -1;
@@ -82,17 +113,35 @@ export function InboxPage({ initialPage, renderedAt }: { initialPage: InboxPageD
           {isLive ? "Live" : "Connecting…"}
         </span>
         <p className="muted keyboard-help">
-          <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>d</kbd> deny
+          <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>d</kbd> deny ·{" "}
+          <button type="button" className="link-button" onClick={() => setHelpOpen(true)}>
+            <kbd>?</kbd> all keys
+          </button>
         </p>
       </header>
-      {firstPage.total > 0 && (
-        <p className="muted" aria-live="polite">
-          Showing {items.length} of {firstPage.total} waiting run{firstPage.total === 1 ? "" : "s"}, newest
-          first.
-        </p>
-      )}
+      <KeyboardHelp isOpen={isHelpOpen} onClose={() => setHelpOpen(false)} />
+      <InboxFilters
+        filter={filter}
+        onChange={(next) => {
+          setFilter(next);
+          const query = inboxSearchParams(next).toString();
+          // The address keeps the filter: a reload or a shared link shows the same runs.
+          window.history.replaceState(null, "", query ? `?${query}` : window.location.pathname);
+        }}
+      />
+      <p className="muted" aria-live="polite" aria-busy={isFetching}>
+        {shownPage.total > 0
+          ? `Showing ${items.length} of ${shownPage.total} waiting run${shownPage.total === 1 ? "" : "s"}${
+              isFiltered ? " that match" : ""
+            }, ${filter.order === "oldest" ? "longest wait" : "newest"} first.`
+          : ""}
+      </p>
       {items.length === 0 ? (
-        <p className="panel empty">No run is waiting for a decision. New waits appear here as they happen.</p>
+        <p className="panel empty">
+          {isFiltered
+            ? "No waiting run matches these filters."
+            : "No run is waiting for a decision. New waits appear here as they happen."}
+        </p>
       ) : (
         <ul className="inbox-list" aria-label="Waiting runs">
           {items.map((item) => (
@@ -132,21 +181,31 @@ export function InboxPage({ initialPage, renderedAt }: { initialPage: InboxPageD
  * on request, after the cursor of the last one shown. A run the live first
  * page shows is not shown twice.
  */
-function useMorePages(firstPage: InboxPageData) {
-  const [pages, setPages] = useState<{ items: InboxItem[]; nextCursor: string | null } | null>(null);
+function useMorePages(firstPage: InboxPageData, filter: InboxFilterParams) {
+  const query = inboxSearchParams(filter).toString();
+  const [pages, setPages] = useState<{
+    query: string;
+    items: InboxItem[];
+    nextCursor: string | null;
+  } | null>(null);
+  // Pages read under another filter are not this list's.
+  const loaded = pages?.query === query ? pages : null;
   const [isLoading, setIsLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const shown = new Set(firstPage.items.map((item) => item.runId));
-  const items = [...firstPage.items, ...(pages?.items ?? []).filter((item) => !shown.has(item.runId))];
-  const nextCursor = pages ? pages.nextCursor : firstPage.nextCursor;
+  const items = [...firstPage.items, ...(loaded?.items ?? []).filter((item) => !shown.has(item.runId))];
+  const nextCursor = loaded ? loaded.nextCursor : firstPage.nextCursor;
   async function load() {
     if (!nextCursor) return;
     setIsLoading(true);
     setError(null);
     try {
-      const page = await fetchJson<InboxPageData>(`/api/inbox?after=${encodeURIComponent(nextCursor)}`);
+      const params = inboxSearchParams(filter);
+      params.set("after", nextCursor);
+      const page = await fetchJson<InboxPageData>(`/api/inbox?${params}`);
       setPages((previous) => ({
-        items: [...(previous?.items ?? []), ...page.items],
+        query,
+        items: [...(previous?.query === query ? previous.items : []), ...page.items],
         nextCursor: page.nextCursor,
       }));
     } catch (failure) {

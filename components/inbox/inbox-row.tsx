@@ -69,7 +69,7 @@ export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerR
       className="inbox-row"
       tabIndex={isTabStop ? 0 : -1}
       aria-current={isSelected ? "true" : undefined}
-      aria-label={`${item.name}: ${callNames}, waiting ${waited}`}
+      aria-label={`${item.name}: ${callNames}, waiting ${waited}, run ${item.runId.slice(0, 8)}`}
       aria-keyshortcuts="a d j k"
       data-run-id={item.runId}
       onFocus={onSelect}
@@ -81,6 +81,21 @@ export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerR
           waiting <time dateTime={item.waitingSince ?? undefined}>{waited}</time>
         </span>
       </div>
+      {/* Same-named runs differ here: which run, which step, which gate, whose. */}
+      <p className="muted inbox-row-where">
+        run <code>{item.runId.slice(0, 8)}</code>
+        {item.stepIndex !== null && <> · step {item.stepIndex + 1}</>}
+        {pending && gates.length > 0 && (
+          <>
+            {" "}
+            ·{" "}
+            {gates.length > 1
+              ? `${gates.length} gates, first at call ${gates[0]}`
+              : `gate at call ${gates[0]}`}
+          </>
+        )}
+        {item.startedBy && <> · started by {item.startedBy}</>}
+      </p>
       {pending?.expiresAt && <ExpiryCountdown expiresAt={pending.expiresAt} isExpiring={false} />}
       {pending ? (
         <ol className="inbox-calls" aria-label="Pending calls">

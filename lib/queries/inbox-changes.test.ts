@@ -5,6 +5,7 @@ import type { InboxItem, InboxPage } from "./inbox-item";
 const item = (runId: string, turnDigest = "a".repeat(64)): InboxItem => ({
   runId,
   name: `run ${runId}`,
+  startedBy: "Ada",
   waitingSince: "2026-11-30T08:00:00.000Z",
   stepIndex: 0,
   pending: { turnDigest, calls: [{ id: "c", name: "write_file", arguments: "{}", batchIndex: 0 }] },

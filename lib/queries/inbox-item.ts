@@ -4,6 +4,8 @@ import type { PendingTurn } from "@/lib/runtime";
 export interface InboxItem {
   runId: string;
   name: string;
+  /** Who started the run (null for headless runs). */
+  startedBy: string | null;
   /** ISO time the run started waiting (null only for rows written before it was recorded). */
   waitingSince: string | null;
   stepIndex: number | null;
@@ -18,4 +20,27 @@ export interface InboxPage {
   total: number;
   /** Pass as `after` for the next page; null on the last page. */
   nextCursor: string | null;
+}
+
+/** What the inbox is narrowed to, as the address and the API spell it. */
+export interface InboxFilterParams {
+  /** Part of the run's name, or the start of its id. */
+  q?: string;
+  /** A pending call's tool. */
+  tool?: string;
+  /** Part of the name of who started the run. */
+  startedBy?: string;
+  /** `oldest`: the longest wait first; newest first otherwise. */
+  order?: "newest" | "oldest";
+}
+
+/** The filter as query parameters (empty ones left out; newest first is the default). */
+export function inboxSearchParams(filter: InboxFilterParams): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const key of ["q", "tool", "startedBy"] as const) {
+    const value = filter[key]?.trim();
+    if (value) params.set(key, value);
+  }
+  if (filter.order === "oldest") params.set("order", "oldest");
+  return params;
 }

@@ -1,12 +1,13 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { RunView } from "@/lib/runtime/view/run-view";
 import { fetchJson } from "./fetch-json";
-import type { InboxPage } from "./inbox-item";
+import { type InboxFilterParams, type InboxPage, inboxSearchParams } from "./inbox-item";
 
 /** Query keys of server state; the event streams write into these same entries. */
 export const queryKeys = {
   runView: (runId: string) => ["runs", runId, "view"] as const,
-  inbox: () => ["inbox"] as const,
+  /** The inbox's first page under a filter, keyed by the filter's query string. */
+  inbox: (query = "") => ["inbox", query] as const,
 };
 
 /**
@@ -29,10 +30,11 @@ export function keepNewerView(previous: RunView | undefined, next: RunView): Run
   return previous && previous.lastSeq > next.lastSeq ? previous : next;
 }
 
-export function inboxQueryOptions() {
+export function inboxQueryOptions(filter: InboxFilterParams = {}) {
+  const query = inboxSearchParams(filter).toString();
   return queryOptions({
-    queryKey: queryKeys.inbox(),
-    queryFn: ({ signal }) => fetchJson<InboxPage>("/api/inbox", signal),
+    queryKey: queryKeys.inbox(query),
+    queryFn: ({ signal }) => fetchJson<InboxPage>(`/api/inbox${query ? `?${query}` : ""}`, signal),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }

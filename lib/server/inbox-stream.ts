@@ -1,4 +1,5 @@
 import "server-only";
+import type { InboxFilter } from "@/db/repositories/run-queries";
 import type { SseChannel } from "@/lib/http/sse";
 import { diffInboxPages } from "@/lib/queries/inbox-changes";
 import type { InboxPage } from "@/lib/queries/inbox-item";
@@ -9,19 +10,23 @@ import { createSerialTask } from "./serial-task";
 const INBOX_THROTTLE_MS = 100;
 
 /**
- * Streams the inbox's first page: the whole page (and the total) on connect
+ * Streams the inbox's first page (of the runs that match the filter): the whole page (and the total) on connect
  * as `inbox`, then, after any run's events change it, only what changed
  * (`inbox-changes`: rows gone, rows new or different, the order, the total);
  * later pages are read through `GET /api/inbox`. A reconnect needs no resume
  * point: its first message is the whole page again. Reads are throttled, not
  * debounced, so busy runs cannot postpone an update forever.
  */
-export async function pipeInbox(service: RunService, channel: SseChannel): Promise<() => void> {
+export async function pipeInbox(
+  service: RunService,
+  channel: SseChannel,
+  filter: InboxFilter = {},
+): Promise<() => void> {
   let lastSent: InboxPage | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const send = createSerialTask(
     async () => {
-      const page = await service.listInbox();
+      const page = await service.listInbox({ filter });
       if (channel.isClosed) return;
       if (lastSent === null) {
         channel.send({ event: "inbox", data: JSON.stringify(page) });

@@ -1,12 +1,26 @@
 import type { Metadata } from "next";
 import { InboxPage } from "@/components/inbox/inbox-page";
+import { inboxFilterOf, inboxQuerySchema } from "@/lib/http/list-queries";
 import { getRunService } from "@/lib/server/get-run-service";
+import { readListQuery } from "@/lib/server/read-list-query";
 
 export const metadata: Metadata = { title: "Inbox · Tool Playground" };
 // The inbox is live data: never prerendered at build time.
 export const dynamic = "force-dynamic";
 
-export default async function InboxRoute() {
-  const firstPage = await (await getRunService()).listInbox();
-  return <InboxPage initialPage={firstPage} renderedAt={Date.now()} />;
+/** The approval inbox; `?q=&tool=&startedBy=&order=oldest` narrow and order it (links keep a filter). */
+export default async function InboxRoute({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const { query } = readListQuery(inboxQuerySchema, await searchParams);
+  const firstPage = await (await getRunService()).listInbox({ filter: inboxFilterOf(query) });
+  return (
+    <InboxPage
+      initialPage={firstPage}
+      initialFilter={{ q: query.q, tool: query.tool, startedBy: query.startedBy, order: query.order }}
+      renderedAt={Date.now()}
+    />
+  );
 }

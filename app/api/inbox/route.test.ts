@@ -85,13 +85,75 @@ describe("GET /api/inbox pages", () => {
   });
 
   it.each([
-    ["?limit=0", "limit must be a whole number from 1 to 200"],
-    ["?limit=abc", "limit must be a whole number"],
-    ["?limit=500", "from 1 to 200"],
+    ["?limit=0", "limit: must be at least 1"],
+    ["?limit=abc", "limit: must be a number"],
+    ["?limit=2.5", "limit: must be a whole number"],
+    ["?limit=500", "limit: must be at most 200"],
     ["?after=not-a-cursor", "after must be the nextCursor"],
+    ["?order=sideways", 'order: must be one of "newest", "oldest"'],
+    [`?q=${"x".repeat(201)}`, "q: must be at most 200 characters long"],
   ])("refuses %s, naming what is wrong", async (query, message) => {
     const response = await get(query);
     expect(response.status).toBe(400);
     expect((await response.json()).error.message).toContain(message);
+  });
+});
+
+describe("GET /api/inbox filters and orders", () => {
+  async function pageAll(query: string): Promise<InboxPage["items"]> {
+    const items: InboxPage["items"] = [];
+    let after = "";
+    for (let page = 0; page < 50; page += 1) {
+      const body = (await (await get(`${query}&limit=3${after}`)).json()) as InboxPage;
+      items.push(...body.items);
+      if (!body.nextCursor) return items;
+      after = `&after=${encodeURIComponent(body.nextCursor)}`;
+    }
+    throw new Error("paging did not end");
+  }
+
+  it("orders by the longest wait first, each run once, when asked", async () => {
+    const newest = await pageAll("?order=newest");
+    const oldest = await pageAll("?order=oldest");
+    expect(oldest.map((item) => item.runId)).toEqual(newest.map((item) => item.runId).reverse());
+  });
+
+  it("filters by tool, by part of the name or the start of the id, and by who started the run", async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const ada = await service.startRun(buildScenario(gatedWriteScenario(`deploy ${tag}`)), {
+      id: "user-ada",
+      name: "Ada Lovelace",
+    });
+    const grace = await service.startRun(buildScenario(gatedWriteScenario(`cleanup ${tag}`)), {
+      id: "user-grace",
+      name: "Grace Hopper",
+    });
+    await Promise.all([ada.settled, grace.settled]);
+
+    const byName = (await (await get(`?q=${encodeURIComponent(`deploy ${tag}`)}`)).json()) as InboxPage;
+    expect(byName.items.map((item) => item.runId)).toEqual([ada.runId]);
+    expect(byName.total).toBe(1);
+    expect(byName.items[0]?.startedBy).toBe("Ada Lovelace");
+
+    const byId = (await (await get(`?q=${grace.runId.slice(0, 13)}`)).json()) as InboxPage;
+    expect(byId.items.map((item) => item.runId)).toEqual([grace.runId]);
+
+    const byStarter = (await (await get(`?startedBy=hopper&q=${tag}`)).json()) as InboxPage;
+    expect(byStarter.items.map((item) => item.runId)).toEqual([grace.runId]);
+
+    const tool = byName.items[0]?.pending?.calls[0]?.name ?? "";
+    const byTool = (await (await get(`?tool=${tool}&q=${tag}`)).json()) as InboxPage;
+    expect(byTool.total).toBe(2);
+    const noSuchTool = (await (await get(`?tool=no_such_tool&q=${tag}`)).json()) as InboxPage;
+    expect(noSuchTool).toMatchObject({ items: [], total: 0, nextCursor: null });
+  });
+
+  it("takes a search's % and _ literally", async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const literal = await service.startRun(buildScenario(gatedWriteScenario(`${tag} 100%_done`)));
+    const lookalike = await service.startRun(buildScenario(gatedWriteScenario(`${tag} 100 xdone`)));
+    await Promise.all([literal.settled, lookalike.settled]);
+    const body = (await (await get(`?q=${encodeURIComponent(`${tag} 100%_`)}`)).json()) as InboxPage;
+    expect(body.items.map((item) => item.runId)).toEqual([literal.runId]);
   });
 });
