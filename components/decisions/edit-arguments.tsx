@@ -1,8 +1,8 @@
 "use client";
 
-import { diffLines } from "diff";
 import { useEffect, useId, useState } from "react";
 import { checkDecisionAction } from "@/app/actions/check-decision";
+import { LineDiff } from "../ui/line-diff";
 
 /** How long typing pauses before the server checks the edit. */
 const CHECK_DELAY_MS = 300;
@@ -36,7 +36,6 @@ export function EditArguments({
   const [serverProblem, setServerProblem] = useState<{ text: string; message: string | null } | null>(null);
   const fieldId = useId();
   const problemId = useId();
-  const diffId = useId();
 
   // The server checks each text once it stops changing; an answer for an older text is dropped.
   useEffect(() => {
@@ -68,8 +67,7 @@ export function EditArguments({
   const isChecked = parsed.ok && serverProblem?.text === text;
   const problem = !parsed.ok ? parsed.message : isChecked ? (serverProblem?.message ?? null) : null;
   const canApprove = parsed.ok && isChecked && problem === null && !isPending;
-  const changes = parsed.ok ? diffLines(original, JSON.stringify(parsed.value, null, 2)) : [];
-  const isChanged = changes.some((change) => change.added || change.removed);
+  const isChanged = parsed.ok && JSON.stringify(parsed.value, null, 2) !== original;
 
   return (
     <form
@@ -98,20 +96,12 @@ export function EditArguments({
       <p id={problemId} className={problem ? "field-problem" : "muted"} role={problem ? "alert" : "status"}>
         {problem ?? (isChecked ? "The tool accepts these arguments." : "Checking…")}
       </p>
-      {isChanged && (
-        <figure className="arguments-diff" aria-labelledby={diffId}>
-          <figcaption id={diffId}>Changes from what the model sent</figcaption>
-          <pre>
-            {diffParts(changes).map(({ key, text, kind }) => {
-              const Tag = kind === "added" ? "ins" : kind === "removed" ? "del" : "span";
-              return (
-                <Tag key={key} className={`diff-${kind}`}>
-                  {text}
-                </Tag>
-              );
-            })}
-          </pre>
-        </figure>
+      {isChanged && parsed.ok && (
+        <LineDiff
+          before={original}
+          after={JSON.stringify(parsed.value, null, 2)}
+          caption="Changes from what the model sent"
+        />
       )}
       <div className="decision-actions">
         <button type="submit" className="primary" disabled={!canApprove}>
@@ -123,19 +113,6 @@ export function EditArguments({
       </div>
     </form>
   );
-}
-
-/** A line diff's parts as marked lines ("+ ", "- ", "  "), each keyed by where it starts. */
-function diffParts(changes: ReturnType<typeof diffLines>) {
-  let line = 0;
-  return changes.map((change) => {
-    const kind = change.added ? "added" : change.removed ? "removed" : "same";
-    const mark = change.added ? "+" : change.removed ? "-" : " ";
-    const lines = change.value.replace(/\n$/, "").split("\n");
-    const key = `${kind}-${line}`;
-    line += lines.length;
-    return { key, kind, text: lines.map((text) => `${mark} ${text}\n`).join("") };
-  });
 }
 
 /** The model's raw arguments, pretty-printed when they are JSON (else as sent). */

@@ -7,6 +7,7 @@ import { DenyForm } from "../decisions/deny-form";
 import { describeActionError } from "../decisions/describe-action-error";
 import { EditArguments } from "../decisions/edit-arguments";
 import { ExpiryCountdown } from "../decisions/expiry-countdown";
+import { FileChangePreview } from "../decisions/file-change-preview";
 import { type DecideInput, useDecideTurn } from "../decisions/use-decide-turn";
 import { JsonBlock } from "../ui/json-block";
 
@@ -58,7 +59,7 @@ export function ApprovalPanel({ view }: { view: RunView }) {
               <code>{pending.turnDigest}</code>
             </dd>
           </dl>
-          <PendingCalls pending={pending} />
+          <PendingCalls runId={view.runId} pending={pending} />
           {canDecide ? (
             <DecisionForm
               // A new turn starts with an empty form.
@@ -80,7 +81,7 @@ export function ApprovalPanel({ view }: { view: RunView }) {
   );
 }
 
-function PendingCalls({ pending }: { pending: PendingTurnView }) {
+function PendingCalls({ runId, pending }: { runId: string; pending: PendingTurnView }) {
   return (
     <ol className="pending-calls" aria-label="Pending calls">
       {pending.calls.map((call) => {
@@ -98,6 +99,7 @@ function PendingCalls({ pending }: { pending: PendingTurnView }) {
             ) : (
               <span className="tag">retained</span>
             )}
+            {gate === 0 && <FileChangePreview runId={runId} call={call} />}
             <JsonBlock
               value={call.arguments}
               isRaw

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunService } from "@/lib/server/run-service";
+import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { buildScenario } from "@/lib/server/testing/scenario-harness";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+
+let uninstall = async () => {};
+let viewer: TestAccount;
+let service: RunService;
+let route: typeof import("./route");
+let runId: string;
+
+beforeAll(async () => {
+  ({ uninstall } = await installProcessTestDatabase());
+  ({ viewer } = await createTestAccounts(["viewer"]));
+  route = await import("./route");
+  service = await (await import("@/lib/server/get-run-service")).getRunService();
+  const started = await service.startRun(
+    buildScenario({
+      ...gatedWriteScenario("file preview"),
+      workspace: { "notes/a.txt": "line 1\nline 2\n" },
+    }),
+  );
+  await started.settled;
+  runId = started.runId;
+});
+afterAll(() => uninstall());
+
+const read = async (id: string, query: string) => {
+  const response = await route.GET(
+    new Request(`http://test/api/runs/${id}/files${query}`, { headers: viewer.headers }),
+    { params: Promise.resolve({ id }) },
+  );
+  return { status: response.status, body: await response.json() };
+};
+
+describe("GET /api/runs/[id]/files reads the run's workspace as it is now", () => {
+  it("answers a file's content under its normalised path, and null for a file that does not exist", async () => {
+    expect(await read(runId, "?path=notes/a.txt")).toEqual({
+      status: 200,
+      body: { path: "notes/a.txt", content: "line 1\nline 2\n" },
+    });
+    expect((await read(runId, "?path=./notes//a.txt")).body).toEqual({
+      path: "notes/a.txt",
+      content: "line 1\nline 2\n",
+    });
+    expect((await read(runId, "?path=new.txt")).body).toEqual({ path: "new.txt", content: null });
+  });
+
+  it.each([
+    ["", 400, "path is required"],
+    ["?path=../../etc/passwd", 400, "path: "],
+    ["?path=%00", 400, "path: "],
+  ])("refuses %s, naming the problem", async (query, status, message) => {
+    const { status: answered, body } = await read(runId, query);
+    expect(answered).toBe(status);
+    expect(body.error.message).toContain(message);
+  });
+
+  it("answers 404 for a run that does not exist", async () => {
+    const { status, body } = await read(crypto.randomUUID(), "?path=a.txt");
+    expect(status).toBe(404);
+    expect(body.error.code).toBe("not_found");
+  });
+});

@@ -1,0 +1,27 @@
+import { handleRoute } from "@/lib/http/api-route";
+import { RequestRefusal } from "@/lib/http/refusal";
+import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { normalizeWorkspacePath, RunNotFoundError, ToolError } from "@/lib/runtime";
+import { getRunService } from "@/lib/server/get-run-service";
+
+/**
+ * One file of the run's virtual workspace as it is now: `{ path, content }`,
+ * `content` null when there is no such file. `?path=` is normalised as the
+ * file tools normalise it. The approval panel shows a gated write as a diff
+ * against this.
+ */
+export const GET = handleRoute({ role: "viewer" }, async (request: Request, context: RunRouteContext) => {
+  const runId = await readRunId(context);
+  const requested = new URL(request.url).searchParams.get("path");
+  if (requested === null) throw RequestRefusal.of("invalid_request", "path is required: ?path=notes/todo.md");
+  let path: string;
+  try {
+    path = normalizeWorkspacePath(requested);
+  } catch (error) {
+    if (!ToolError.isInstance(error)) throw error;
+    throw RequestRefusal.of("invalid_request", `path: ${error.message}`);
+  }
+  const service = await getRunService();
+  if (!(await service.getRun(runId))) throw new RunNotFoundError(runId);
+  return Response.json({ path, content: (await service.readWorkspaceFile(runId, path)) ?? null });
+});
