@@ -10,7 +10,13 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["lib/**/*.test.ts", "db/**/*.test.ts", "bin/**/*.test.ts", "app/**/*.test.ts"],
+    include: [
+      "lib/**/*.test.ts",
+      "db/**/*.test.ts",
+      "bin/**/*.test.ts",
+      "app/**/*.test.ts",
+      "components/**/*.test.ts",
+    ],
     environment: "node",
     // CI also writes machine-readable results, which .ci/run adds up.
     reporters: process.env.VITEST_JSON_FILE ? ["default", "json"] : ["default"],

@@ -46,6 +46,10 @@ test("the editor names every problem by JSON path before anything is sent", asyn
   await expect(playground.problems).toContainText("model.turns[0].calls[0].name");
   await expect(playground.problems).toContainText("name");
   await expect(playground.startButton).toBeDisabled();
+  // The missing name's button selects the call that lacks it, in the editor.
+  await playground.problemButton("model.turns[0].calls[0].name").click();
+  await expect(playground.editor).toBeFocused();
+  await expect.poll(() => page.evaluate(() => window.getSelection()?.toString())).toBe('{"arguments":{}}');
   await testInfo.attach("problems", {
     body: await page.screenshot({ fullPage: true }),
     contentType: "image/png",
@@ -53,5 +57,6 @@ test("the editor names every problem by JSON path before anything is sent", asyn
 
   await playground.editor.fill("{ not json");
   await expect(page.getByText(/Not valid JSON/)).toBeVisible();
+  await expect(playground.problemButton("")).toHaveAccessibleName("Go to line 1: (root)");
   await expect(playground.startButton).toBeDisabled();
 });

@@ -2,15 +2,17 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useId, useMemo, useState } from "react";
+import { useId, useMemo, useRef, useState } from "react";
 import { startComparisonAction } from "@/app/actions/start-comparison";
 import { startRunAction } from "@/app/actions/start-run";
 import { buildPreamble, createToolRegistry, DEFAULT_LIMITS, type Limits, type Scenario } from "@/lib/runtime";
 import { findPreset, SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { useCan } from "../auth/viewer-context";
+import { HowItWorks } from "../help/how-it-works";
 import { checkScenarioText } from "./check-scenario-text";
+import { locateScenarioIssue } from "./locate-json-path";
 import { buildPromptTemplate } from "./prompt-template";
-import { ScenarioEditor } from "./scenario-editor";
+import { type EditorProblem, ScenarioEditor, type ScenarioEditorHandle } from "./scenario-editor";
 
 const PROMPT_ID = "prompt-template";
 
@@ -55,6 +57,23 @@ export function Playground({
     initialScenario ? `${JSON.stringify(initialScenario.scenario, null, 2)}\n` : textOf(initialPresetId),
   );
   const check = useMemo(() => checkScenarioText(text), [text]);
+  // Each problem with where it is in the text: the list jumps there and the editor underlines it.
+  const locatedIssues = useMemo(
+    () =>
+      check.ok ? [] : check.issues.map((issue) => ({ ...issue, location: locateScenarioIssue(text, issue) })),
+    [check, text],
+  );
+  const editorProblems = useMemo(
+    () =>
+      locatedIssues.flatMap(({ path, message, location }): EditorProblem[] =>
+        location
+          ? [{ from: location.from, to: location.to, message: path ? `${path}: ${message}` : message }]
+          : [],
+      ),
+    [locatedIssues],
+  );
+  const editor = useRef<ScenarioEditorHandle>(null);
+  const editorLabelId = useId();
   const issuesId = useId();
   const preset = findPreset(presetId);
   const start = useMutation({
@@ -156,6 +175,13 @@ export function Playground({
             </label>
           ))}
         </fieldset>
+        <HowItWorks
+          cap={
+            typeof documentLimits.maxParallelToolCalls === "number"
+              ? documentLimits.maxParallelToolCalls
+              : DEFAULT_LIMITS.maxParallelToolCalls
+          }
+        />
         <p className="muted">
           Runs started here wait for you at every barrier; a scenario&rsquo;s <code>decisions</code> are used
           only by the CLI.
@@ -186,10 +212,20 @@ export function Playground({
         )}
       </aside>
       <section className="panel editor-panel" aria-label="Scenario">
-        <label htmlFor="scenario-json" className="editor-label">
+        {/* Not a <label>: the editor is a contenteditable, which a label's `for` cannot name. */}
+        <div id={editorLabelId} className="editor-label">
           Scenario JSON
-        </label>
-        <ScenarioEditor value={text} onChange={setText} describedBy={issuesId} isInvalid={!check.ok} />
+        </div>
+        <ScenarioEditor
+          ref={editor}
+          id="scenario-json"
+          value={text}
+          onChange={setText}
+          labelledBy={editorLabelId}
+          describedBy={issuesId}
+          isInvalid={!check.ok}
+          problems={editorProblems}
+        />
         <div id={issuesId} className="validation">
           {/* Only the one-line summary is announced, not the whole list on every keystroke. */}
           <p className={check.ok ? "valid" : "invalid"} aria-live="polite">
@@ -202,9 +238,21 @@ export function Playground({
           )}
           {!check.ok && (
             <ul aria-label="Scenario problems">
-              {check.issues.map((issue) => (
-                <li key={`${issue.path}:${issue.message}`}>
-                  <code>{issue.path || "(root)"}</code> {issue.message}
+              {locatedIssues.map(({ path, message, location }) => (
+                <li key={`${path}:${message}`}>
+                  {location && (
+                    <>
+                      <button
+                        type="button"
+                        className="editor-jump"
+                        aria-label={`Go to line ${location.line}: ${path || "(root)"}`}
+                        onClick={() => editor.current?.revealRange(location.from, location.to)}
+                      >
+                        line {location.line}
+                      </button>{" "}
+                    </>
+                  )}
+                  <code>{path || "(root)"}</code> {message}
                 </li>
               ))}
             </ul>

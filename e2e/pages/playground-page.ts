@@ -10,6 +10,11 @@ export class PlaygroundPage {
     await expect(this.page.getByRole("heading", { name: "Playground" })).toBeVisible();
   }
 
+  /**
+   * The scenario editor's content element (CodeMirror, a contenteditable): `fill` replaces the whole
+   * text; read it with `toContainText`, not `toHaveValue`. Only the lines near the visible part are in
+   * the page, so look for text near the top.
+   */
   get editor() {
     return this.page.getByRole("textbox", { name: "Scenario JSON" });
   }
@@ -20,6 +25,12 @@ export class PlaygroundPage {
 
   get problems() {
     return this.page.getByRole("list", { name: "Scenario problems" });
+  }
+
+  /** The button on a problem that selects its place in the editor, by the problem's path ("" for the root). */
+  problemButton(path: string) {
+    const escaped = (path || "(root)").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return this.problems.getByRole("button", { name: new RegExp(`^Go to line \\d+: ${escaped}$`) });
   }
 
   /** Opens a preset and starts it as it is. */
