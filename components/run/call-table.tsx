@@ -6,7 +6,7 @@ import { JsonBlock } from "../ui/json-block";
 export function CallTable({ step, pending }: { step: StepView; pending: PendingTurnView | null }) {
   const waitingAt = pending?.stepIndex === step.index ? pending.calls[0]?.batchIndex : undefined;
   return (
-    <table className="calls" aria-label={`Calls of step ${step.index + 1}`}>
+    <table className="calls stack-on-phone" aria-label={`Calls of step ${step.index + 1}`}>
       <thead>
         <tr>
           <th scope="col">#</th>
@@ -32,28 +32,32 @@ function formatCallDuration(startedAt: string, settledAt: string): string {
 }
 
 function CallRow({ call, isAwaitingApproval }: { call: CallView; isAwaitingApproval: boolean }) {
-  const state = describeCallState(call.status, isAwaitingApproval);
+  const state = describeCallState(call, isAwaitingApproval);
   const problem = call.error;
   return (
-    <tr aria-label={`${call.name} call ${call.batchIndex}: ${state}`} data-state={call.status}>
-      <td className="numeric">{call.batchIndex}</td>
-      <td>
+    <tr aria-label={`${call.name} call ${call.batchIndex}: ${state.text}`} data-state={call.status}>
+      <td className="numeric" data-label="#">
+        {call.batchIndex}
+      </td>
+      <td data-label="Tool">
         <span className="call-name">{call.name}</span>
         {call.isGated && <span className="tag tag-barrier">gated</span>}
         {call.allowedBy && <span className="tag">allowed by {call.allowedBy.actor}</span>}
         {call.editedArguments !== null && <span className="tag">edited</span>}
       </td>
-      <td>
-        <span className="state" data-state={isAwaitingApproval ? "awaiting" : call.status}>
-          {state}
+      <td data-label="State">
+        <span className="state" data-state={state.tone}>
+          {state.text}
         </span>
         {call.startedAt && call.settledAt && (
           <span className="muted call-duration"> {formatCallDuration(call.startedAt, call.settledAt)}</span>
         )}
         {problem && <div className="call-error">{problem.message}</div>}
       </td>
-      <td className="muted">{call.resourceClass ?? "—"}</td>
-      <td>
+      <td className="muted" data-label="Class">
+        {call.resourceClass ?? "—"}
+      </td>
+      <td data-label="Details">
         <details>
           <summary>
             View

@@ -1,6 +1,7 @@
 import type { RunView } from "@/lib/runtime/view/run-view";
+import { JsonBlock } from "../ui/json-block";
 
-/** Every event the page has folded, by seq: a gap or a repeat here would be a bug. */
+/** Every event the page has folded, by seq (a gap or a repeat here would be a bug); each opens to its payload. */
 export function EventLog({ log }: { log: RunView["log"] }) {
   return (
     <details className="panel event-log">
@@ -8,10 +9,16 @@ export function EventLog({ log }: { log: RunView["log"] }) {
       <ol aria-label="Event log">
         {log.map((entry) => (
           <li key={entry.seq} data-seq={entry.seq}>
-            <span className="numeric">{entry.seq}</span> <code>{entry.type}</code>{" "}
-            <time dateTime={entry.at} className="muted">
-              {entry.at.slice(11, 23)}
-            </time>
+            <details>
+              <summary>
+                <span className="numeric">{entry.seq}</span> <code>{entry.type}</code>{" "}
+                <time dateTime={entry.at} className="muted">
+                  {entry.at.slice(11, 23)}
+                </time>
+                <span className="visually-hidden"> payload</span>
+              </summary>
+              <JsonBlock value={entry.payload} label={`payload of event ${entry.seq}, ${entry.type}`} />
+            </details>
           </li>
         ))}
       </ol>

@@ -5,6 +5,7 @@ import { runViewQueryOptions } from "@/lib/queries/run-queries";
 import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
 import { sumUsage } from "@/lib/runtime/view/run-report";
 import type { RunView } from "@/lib/runtime/view/run-view";
+import { exampleStep, HowItWorks } from "../help/how-it-works";
 import { StatusBadge } from "../ui/status-badge";
 import { ApprovalPanel } from "./approval-panel";
 import { CopyAsCurl } from "./copy-as-curl";
@@ -102,6 +103,7 @@ export function RunPage({
         ))}
       </section>
       <DecisionHistory decisions={view.decisions} />
+      <HowItWorks example={exampleStep(view)} />
       <EventLog log={view.log} />
     </div>
   );

@@ -28,7 +28,11 @@ export function JsonBlock({
   const isLong = text.length > PREVIEW_CHARS;
   return (
     <div className="json-block-frame">
-      <pre className="json-block">{isLong && !isExpanded ? `${text.slice(0, PREVIEW_CHARS)}…` : text}</pre>
+      {/* A box that scrolls must be reachable from the keyboard to be scrolled (WCAG 2.1.1). */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling box is focusable so arrow keys scroll it */}
+      <pre className="json-block" tabIndex={0}>
+        {isLong && !isExpanded ? `${text.slice(0, PREVIEW_CHARS)}…` : text}
+      </pre>
       {isLong && (
         <div className="json-block-actions">
           <button type="button" onClick={() => setExpanded(!isExpanded)}>

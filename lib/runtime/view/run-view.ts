@@ -104,8 +104,8 @@ export interface RunView {
   allowedTools: Record<string, ToolAllowance>;
   /** Who started the run, when a signed-in person did. */
   startedBy: { id: string; name: string } | null;
-  /** Every event folded in, in seq order: the page's event log. */
-  log: Array<{ seq: number; type: StoredRunEvent["type"]; at: string }>;
+  /** Every event folded in, in seq order, with its payload: the page's event log. */
+  log: Array<{ seq: number; type: StoredRunEvent["type"]; at: string; payload: StoredRunEvent["payload"] }>;
 }
 
 export function emptyRunView(runId: string): RunView {
@@ -145,7 +145,7 @@ export function applyRunEvent(view: RunView, event: StoredRunEvent): RunView {
   return {
     ...applyEvent(view, event),
     lastSeq: event.seq,
-    log: [...view.log, { seq: event.seq, type: event.type, at: event.at }],
+    log: [...view.log, { seq: event.seq, type: event.type, at: event.at, payload: event.payload }],
   };
 }
 
