@@ -2,6 +2,7 @@
  * Runs once when a server instance starts: opens the database and applies
  * migrations before the first request, so no request pays PGlite's start-up,
  * seeds the first administrator from the environment on a fresh database,
+ * starts the loopback metrics listener when PLAYGROUND_METRICS_PORT is set,
  * and starts the background work (taking over runs whose worker is gone)
  * unless PLAYGROUND_BACKGROUND_WORK=off leaves that to `npm run worker`.
  */
@@ -14,6 +15,11 @@ export async function register() {
     const { seedAdminFromEnv } = await import("./lib/server/auth/accounts");
     if (await seedAdminFromEnv(await getAuth(), handle.db)) {
       console.info(`created the first administrator, ${process.env.PLAYGROUND_ADMIN_EMAIL}`);
+    }
+    const metricsPort = Number(process.env.PLAYGROUND_METRICS_PORT);
+    if (Number.isInteger(metricsPort) && metricsPort > 0) {
+      const { startLoopbackMetrics } = await import("./lib/server/metrics/loopback-listener");
+      startLoopbackMetrics(metricsPort, (message, detail) => console.warn(message, detail ?? ""));
     }
     if (process.env.PLAYGROUND_BACKGROUND_WORK !== "off") {
       const { startServerBackgroundWork } = await import("./lib/server/get-run-service");

@@ -18,6 +18,8 @@ export default defineConfig({
       "components/**/*.test.ts",
     ],
     environment: "node",
+    // The server's JSON log lines stay out of test output unless they are warnings (a test that reads logs captures its own).
+    env: { LOG_LEVEL: "warn" },
     // CI also writes machine-readable results, which .ci/run adds up.
     reporters: process.env.VITEST_JSON_FILE ? ["default", "json"] : ["default"],
     outputFile: process.env.VITEST_JSON_FILE ? { json: process.env.VITEST_JSON_FILE } : undefined,

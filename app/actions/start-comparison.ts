@@ -4,6 +4,7 @@ import { z } from "zod";
 import { runAction } from "@/lib/http/run-action";
 import { parseScenarioJson } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/get-run-service";
+import { getLogger } from "@/lib/server/logger";
 
 const startComparisonInputSchema = z.object({ scenarioText: z.string() }).strict();
 
@@ -26,7 +27,9 @@ export async function startComparisonAction(input: z.infer<typeof startCompariso
           { ...scenario, name: `${scenario.name} [${executionPolicy}]`, executionPolicy },
           { id: identity.userId, name: identity.name },
         );
-        settled.catch((error: unknown) => console.error(`run ${runId} stopped with an error:`, error));
+        settled.catch((error: unknown) =>
+          getLogger().error({ runId, err: error }, "a run stopped with an error"),
+        );
         runIds.push(runId);
       }
       return { runIds };

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { runAction } from "@/lib/http/run-action";
 import { parseScenarioJson } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/get-run-service";
+import { getLogger } from "@/lib/server/logger";
 
 const startRunInputSchema = z.object({ scenarioText: z.string() }).strict();
 
@@ -18,7 +19,9 @@ export async function startRunAction(input: z.infer<typeof startRunInputSchema>)
         id: identity.userId,
         name: identity.name,
       });
-      settled.catch((error: unknown) => console.error(`run ${runId} stopped with an error:`, error));
+      settled.catch((error: unknown) =>
+        getLogger().error({ runId, err: error }, "a run stopped with an error"),
+      );
       return { runId };
     },
     // Its size counts against the one body limit as the scenario's own text, as over HTTP.

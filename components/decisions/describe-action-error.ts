@@ -41,7 +41,7 @@ export function describeActionError(error: ActionError): {
     default:
       return {
         title: "Something went wrong on the server",
-        detail: "It has been logged. Try again in a moment.",
+        detail: `It has been logged${error.requestId ? ` as request ${error.requestId}` : ""}. Try again in a moment.`,
         canRetry: true,
       };
   }

@@ -161,3 +161,24 @@ function afterRow(
 function orderBy(time: PgColumn, id: PgColumn, direction: "asc" | "desc") {
   return direction === "desc" ? [desc(time), desc(id)] : [asc(time), asc(id)];
 }
+
+/** How many runs have each status, and since when the longest wait has waited (null when none waits). */
+export async function summarizeRuns(
+  db: Db,
+): Promise<{ byStatus: Record<string, number>; oldestWait: Date | null }> {
+  const rows = await db
+    .select({
+      status: runs.status,
+      count: sql<number>`count(*)::int`,
+      oldestWait: sql<string | null>`min(${runs.waitingSince})::text`,
+    })
+    .from(runs)
+    .groupBy(runs.status);
+  const byStatus: Record<string, number> = {};
+  let oldestWait: Date | null = null;
+  for (const row of rows) {
+    byStatus[row.status] = Number(row.count);
+    if (row.status === "WAITING_FOR_APPROVAL" && row.oldestWait) oldestWait = new Date(row.oldestWait);
+  }
+  return { byStatus, oldestWait };
+}

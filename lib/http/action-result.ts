@@ -7,6 +7,8 @@ export interface ActionError {
   status: number;
   message: string;
   issues?: Array<{ path: string; message: string }>;
+  /** On an unexpected failure: the id its log line carries, for a person to quote. */
+  requestId?: string;
 }
 
 /**

@@ -4,10 +4,12 @@ import type { RowCursor } from "@/db/repositories/run-queries";
 import { MAX_JSON_DEPTH, measureJsonDepth } from "@/lib/runtime";
 import type { Identity } from "@/lib/server/auth/identity";
 import type { Role } from "@/lib/server/auth/roles";
+import { getLogger } from "@/lib/server/logger";
 import { decodePageCursor } from "@/lib/server/page-cursor";
-import { errorResponse } from "./error-response";
+import { toErrorBody } from "./error-response";
 import { queryObject } from "./list-queries";
 import { RequestRefusal, validateInput } from "./refusal";
+import { readRequestId } from "./request-id";
 import { MAX_BODY_BYTES } from "./request-limits";
 import { requireIdentity } from "./require-identity";
 
@@ -17,7 +19,9 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * The one wrapper of every route handler: refuses requests that change
  * something from another site (403 `forbidden`), establishes who is asking
  * and that they hold `role` (401 `unauthenticated`, 403 `forbidden`), and
- * maps whatever the handler throws through the one error table. A route
+ * maps whatever the handler throws through the one error table. Every
+ * response carries the request's id (`X-Request-Id`); a refusal is logged
+ * with it, its code and who asked, an unexpected error with its stack. A route
  * reads its body with {@link readBody}, which refuses what the boundary must
  * never let in.
  */
@@ -26,14 +30,33 @@ export function handleRoute<Context = unknown>(
   handler: (request: Request, context: Context, identity: Identity) => Promise<Response>,
 ): (request: Request, context?: Context) => Promise<Response> {
   return async (request, context) => {
+    const requestId = readRequestId(request.headers);
+    let identity: Identity | null = null;
+    let response: Response;
     try {
       if (!SAFE_METHODS.has(request.method)) refuseCrossSite(request);
-      const identity = await requireIdentity(request.headers, options.role);
+      identity = await requireIdentity(request.headers, options.role);
       // Next always passes the context to routes that read one (`[id]` routes).
-      return await handler(request, context as Context, identity);
+      response = await handler(request, context as Context, identity);
     } catch (error) {
-      return errorResponse(error);
+      const { status, body } = toErrorBody(error, requestId);
+      if (status < 500) {
+        getLogger().info(
+          {
+            requestId,
+            method: request.method,
+            path: new URL(request.url).pathname,
+            status,
+            code: body.error.code,
+            userId: identity?.userId,
+          },
+          "request refused",
+        );
+      }
+      response = Response.json(body, { status });
     }
+    response.headers.set("x-request-id", requestId);
+    return response;
   };
 }
 

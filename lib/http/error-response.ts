@@ -6,11 +6,16 @@ import {
   UnreadableStateError,
 } from "@/lib/runtime";
 import { AccountError } from "@/lib/server/auth/accounts";
+import { getLogger } from "@/lib/server/logger";
 import { ERROR_STATUS, type ErrorBody, type ErrorCode, statusForCode } from "./error-table";
 import { RequestRefusal } from "./refusal";
 
-/** Maps any thrown value to a status and the SPEC §5 body; unknown errors are logged, not leaked. */
-export function toErrorBody(error: unknown): { status: number; body: ErrorBody } {
+/**
+ * Maps any thrown value to a status and the SPEC §5 body. An unknown error is
+ * logged with the request's id and never leaked: the body says only that
+ * something went wrong, and which request id to quote.
+ */
+export function toErrorBody(error: unknown, requestId?: string): { status: number; body: ErrorBody } {
   const make = (code: ErrorCode, message: string, pending: PendingTurn | null = null, extra = {}) => ({
     status: statusForCode(code),
     body: { error: { code, message, ...extra }, pending },
@@ -25,13 +30,15 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody }
   if (InvalidScenarioError.isInstance(error)) {
     return make("invalid_request", error.message, null, { issues: error.issues });
   }
-  console.error("unexpected error while handling a request:", error);
-  return make("internal_error", "Something went wrong on the server; it has been logged.");
-}
-
-export function errorResponse(error: unknown): Response {
-  const { status, body } = toErrorBody(error);
-  return Response.json(body, { status });
+  getLogger().error({ requestId, err: error }, "unexpected error while handling a request");
+  return requestId
+    ? make(
+        "internal_error",
+        `Something went wrong on the server; it has been logged as request ${requestId}.`,
+        null,
+        { requestId },
+      )
+    : make("internal_error", "Something went wrong on the server; it has been logged.");
 }
 
 /** A 404 with the one error body, for routes that exist only in some configurations. */

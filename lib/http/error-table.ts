@@ -29,6 +29,12 @@ export function statusForCode(code: ErrorCode): number {
 
 /** The one error body of every surface (SPEC §5). */
 export interface ErrorBody {
-  error: { code: ErrorCode; message: string; issues?: Array<{ path: string; message: string }> };
+  error: {
+    code: ErrorCode;
+    message: string;
+    issues?: Array<{ path: string; message: string }>;
+    /** On an unexpected failure: the id its log line carries, for a person to quote. */
+    requestId?: string;
+  };
   pending: PendingTurn | null;
 }

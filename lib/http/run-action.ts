@@ -3,6 +3,7 @@ import { headers } from "next/headers";
 import type { z } from "zod";
 import type { Identity } from "@/lib/server/auth/identity";
 import type { Role } from "@/lib/server/auth/roles";
+import { getLogger } from "@/lib/server/logger";
 import type { ActionResult } from "./action-result";
 import { toErrorBody } from "./error-response";
 import { RequestRefusal, validateInput } from "./refusal";
@@ -30,12 +31,14 @@ export async function runAction<Schema extends z.ZodType, T>(
   work: (input: z.infer<Schema>, identity: Identity) => Promise<T>,
   options: RunActionOptions<z.infer<Schema>>,
 ): Promise<ActionResult<T>> {
+  const requestId = crypto.randomUUID();
+  let identity: Identity | null = null;
   try {
     const requestHeaders = await headers();
     if (!requestHeaders.get("origin")) {
       throw RequestRefusal.of("forbidden", "Server actions are only taken from this app's own pages.");
     }
-    const identity = await requireIdentity(requestHeaders, options.role);
+    identity = await requireIdentity(requestHeaders, options.role);
     const data = validateInput(input, schema);
     const body = options.bodyOf ? options.bodyOf(data) : JSON.stringify(data);
     if (measureUtf8Bytes(body) > MAX_BODY_BYTES) {
@@ -46,7 +49,20 @@ export async function runAction<Schema extends z.ZodType, T>(
     }
     return { ok: true, data: await work(data, identity) };
   } catch (error) {
-    const { status, body } = toErrorBody(error);
+    // An action has no response headers to carry an id; a failure's body does, for the person to quote.
+    const { status, body } = toErrorBody(error, requestId);
+    if (status < 500) {
+      getLogger().info(
+        {
+          requestId,
+          action: work.name || "server action",
+          status,
+          code: body.error.code,
+          userId: identity?.userId,
+        },
+        "action refused",
+      );
+    }
     return { ok: false, error: { ...body.error, status }, pending: body.pending };
   }
 }

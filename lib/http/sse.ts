@@ -1,4 +1,5 @@
 /** Server-sent events over a web `Response` (STYLE: headers, heartbeats, clean-up on abort). */
+import { getLogger } from "@/lib/server/logger";
 
 export const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
@@ -95,7 +96,7 @@ export function openSseResponse(
           else cleanUp = stop;
         },
         (error: unknown) => {
-          console.error("an event stream failed to start:", error);
+          getLogger().error({ err: error }, "an event stream failed to start");
           finish();
         },
       );

@@ -87,6 +87,7 @@ export type {
   StoredApproval,
 } from "./run/run-store";
 export { APPROVAL_KINDS, decodeApprovalKind } from "./run/run-store";
+export type { RunTelemetry } from "./run/run-telemetry";
 export {
   CALL_STATUSES,
   type CallOutcome,

@@ -1,4 +1,5 @@
 import "server-only";
+import { getLogger } from "@/lib/server/logger";
 import { type ModelEndpoints, readModelEndpoints } from "./model-endpoints";
 
 const globalForModels = globalThis as typeof globalThis & { toolPlaygroundModels?: ModelEndpoints };
@@ -7,7 +8,8 @@ const globalForModels = globalThis as typeof globalThis & { toolPlaygroundModels
 export function getModelEndpoints(): ModelEndpoints {
   if (!globalForModels.toolPlaygroundModels) {
     const registry = readModelEndpoints();
-    if (registry.problem) console.error(`model endpoints: ${registry.problem}`);
+    if (registry.problem)
+      getLogger().error({ problem: registry.problem }, "the model endpoints cannot be read");
     globalForModels.toolPlaygroundModels = registry;
   }
   return globalForModels.toolPlaygroundModels;

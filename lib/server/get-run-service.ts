@@ -8,6 +8,7 @@ import {
   isFaultInjectionEnabled,
   withInjectedFaults,
 } from "./fault-injection";
+import { getLogger, logWarning } from "./logger";
 import { createRunService, type RunService } from "./run-service";
 
 const globalForService = globalThis as typeof globalThis & {
@@ -23,7 +24,7 @@ export function getRunServiceContext(): Promise<{ service: RunService; faults: F
         faults,
         service: createRunService(handle, {
           wrapStore: faults ? (store) => withInjectedFaults(store, faults) : undefined,
-          log: (message, detail) => console.warn(`[runtime] ${message}`, detail ?? ""),
+          log: logWarning,
         }),
       };
     });
@@ -44,6 +45,11 @@ const globalForWork = globalThis as typeof globalThis & {
   toolPlaygroundBackgroundWork?: () => Promise<void>;
 };
 
+/** Whether this process runs the background work (recovery and deadline sweeps). */
+export function isBackgroundWorkRunning(): boolean {
+  return globalForWork.toolPlaygroundBackgroundWork !== undefined;
+}
+
 /** Starts this server process's background work once (instrumentation.ts calls it at start-up). */
 export async function startServerBackgroundWork(): Promise<void> {
   if (globalForWork.toolPlaygroundBackgroundWork) return;
@@ -51,6 +57,6 @@ export async function startServerBackgroundWork(): Promise<void> {
   globalForWork.toolPlaygroundBackgroundWork = startBackgroundWork(
     service,
     readExecutionSettings(),
-    (message, detail) => console.warn(`[recovery] ${message}`, detail ?? ""),
+    (message, detail) => getLogger().info(detail ?? {}, message),
   );
 }

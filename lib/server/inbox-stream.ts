@@ -3,6 +3,7 @@ import type { InboxFilter } from "@/db/repositories/run-queries";
 import type { SseChannel } from "@/lib/http/sse";
 import { diffInboxPages } from "@/lib/queries/inbox-changes";
 import type { InboxPage } from "@/lib/queries/inbox-item";
+import { getLogger } from "@/lib/server/logger";
 import type { RunService } from "./run-service";
 import { createSerialTask } from "./serial-task";
 
@@ -38,7 +39,7 @@ export async function pipeInbox(
       lastSent = page;
     },
     (error) => {
-      console.error("the inbox stream could not read from the database:", error);
+      getLogger().error({ err: error }, "the inbox stream could not read from the database");
       channel.close();
     },
   );

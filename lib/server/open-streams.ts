@@ -17,7 +17,12 @@ function streamsBySession(): Map<string, Set<SseChannel>> {
   return globalForStreams.toolPlaygroundSessionStreams;
 }
 
-/** Tracks an open run event stream; returns the function that forgets it. */
+/** How many event streams (run pages and inboxes) this process has open. */
+export function countOpenStreams(): number {
+  return openStreams().size;
+}
+
+/** Tracks an open event stream (a run's or the inbox's); returns the function that forgets it. */
 export function registerStream(channel: SseChannel): () => void {
   openStreams().add(channel);
   return () => openStreams().delete(channel);

@@ -123,6 +123,7 @@ function describeNetworkFailure(error: unknown): string {
 export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings): Model {
   const { name, endpoint } = settings;
   return {
+    name,
     readsPreamble: true,
     answersLegacyRepairs: true,
     async complete({ transcript, tools, signal, preamble }): Promise<ModelCompletion> {

@@ -2,6 +2,7 @@ import "server-only";
 import type { SseChannel } from "@/lib/http/sse";
 import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
 import { type StoredRunEvent, toWireEvent } from "@/lib/runtime";
+import { getLogger } from "@/lib/server/logger";
 import { registerStream } from "./open-streams";
 import type { RunService } from "./run-service";
 import { createSerialTask } from "./serial-task";
@@ -31,7 +32,7 @@ export async function pipeRunEvents(
     channel.close();
   };
   const onError = (error: unknown) => {
-    console.error("a run event stream could not read from the database:", error);
+    getLogger().error({ err: error }, "a run event stream could not read from the database");
     channel.close();
   };
   const send = (events: readonly StoredRunEvent[]) => {

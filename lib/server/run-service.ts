@@ -10,6 +10,9 @@ import { getModelEndpoints } from "./get-model-endpoints";
 import { exportAuditCsv, listAuditPage } from "./list-audit";
 import { listInbox } from "./list-inbox";
 import { listRunsPage } from "./list-runs";
+import { logWarning } from "./logger";
+import { instrumentStore } from "./metrics/instrument-store";
+import { getMetrics, measureDecision, metricsTelemetry } from "./metrics/metrics";
 import { checkScenarioModel, type ModelEndpoints } from "./model-endpoints";
 import { createRunEventFeed } from "./run-event-feed";
 import { getRunEventHub, type RunEventListener } from "./run-event-hub";
@@ -39,8 +42,10 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
   const repository = createRunRepository(db);
   const modelEndpoints = options.modelEndpoints ?? getModelEndpoints();
   const execution = options.execution ?? readExecutionSettings();
+  const metrics = getMetrics();
   const host = createRunHost({
-    store: options.wrapStore ? options.wrapStore(repository) : repository,
+    store: instrumentStore(options.wrapStore ? options.wrapStore(repository) : repository, metrics),
+    telemetry: metricsTelemetry(metrics),
     createModel: (scenario) => createModelForScenario(scenario, modelEndpoints),
     checkScenario: (scenario) => checkScenarioModel(scenario, modelEndpoints),
     createToolContext: (runId, signal) => createRunToolContext(db, runId, signal),
@@ -56,7 +61,7 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
   const listeningForCancels = handle
     .listen(RUN_CANCELS_CHANNEL, host.abortInProcess)
     .catch((error: unknown) => {
-      (options.log ?? console.error)("cannot listen for cancellations from other instances", {
+      (options.log ?? logWarning)("cannot listen for cancellations from other instances", {
         error: String(error),
       });
       return async () => {};
@@ -64,12 +69,12 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
 
   // One reader per followed run in this process, shared by every open stream of that run.
   const feed = createRunEventFeed(getRunEventHub(handle), host.readEvents, (error) =>
-    (options.log ?? console.error)("a run's new events could not be read", { error: String(error) }),
+    (options.log ?? logWarning)("a run's new events could not be read", { error: String(error) }),
   );
 
   function continueInBackground(runId: string, settled: Promise<unknown>) {
     settled.catch((error: unknown) =>
-      (options.log ?? console.error)(`run ${runId} stopped with an error`, { error: String(error) }),
+      (options.log ?? logWarning)(`run ${runId} stopped with an error`, { error: String(error) }),
     );
   }
 
@@ -87,9 +92,17 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
      * would hold up its Cancel buttons and the inbox's next decision.
      */
     async startDecision(...args: Parameters<typeof host.startDecision>) {
-      const { outcome, settled } = await host.startDecision(...args);
+      const { outcome, settled } = await measureDecision(() => host.startDecision(...args));
       continueInBackground(args[0], settled);
       return { outcome, status: "RUNNING" as const };
+    },
+    /** Applies a decision and answers once the run next waits or ends (the HTTP API's `?wait=settled`). */
+    decide: (...args: Parameters<typeof host.decide>) => measureDecision(() => host.decide(...args)),
+    /** Takes over runs whose worker is gone (the background sweep), counting each. */
+    async recoverExpiredRuns(...args: Parameters<typeof host.recoverExpiredRuns>) {
+      const recovered = await host.recoverExpiredRuns(...args);
+      metrics.recoveries.inc(recovered.length);
+      return recovered;
     },
     /** Like {@link startDecision}: answers once the cancellation has taken effect. */
     async startCancelRun(...args: Parameters<typeof host.startCancelRun>) {

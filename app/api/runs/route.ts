@@ -2,6 +2,7 @@ import { handleRoute, readBody, readPageCursor, readQuery } from "@/lib/http/api
 import { runListQuerySchema } from "@/lib/http/list-queries";
 import { scenarioSchema } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/get-run-service";
+import { getLogger } from "@/lib/server/logger";
 
 /** Starts a run from a scenario (SPEC §8) and answers at once; the run goes on in this process. */
 export const POST = handleRoute({ role: "operator" }, async (request: Request, _context, identity) => {
@@ -10,7 +11,7 @@ export const POST = handleRoute({ role: "operator" }, async (request: Request, _
     id: identity.userId,
     name: identity.name,
   });
-  settled.catch((error) => console.error(`run ${runId} stopped unexpectedly:`, error));
+  settled.catch((error: unknown) => getLogger().error({ runId, err: error }, "a run stopped with an error"));
   return Response.json({ runId }, { status: 201, headers: { location: `/api/runs/${runId}` } });
 });
 

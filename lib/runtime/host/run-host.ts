@@ -10,6 +10,7 @@ import { recoverRun } from "../run/recover-run";
 import type { RunEnvironment } from "../run/run-environment";
 import { driveRun } from "../run/run-loop";
 import type { RunRecord, RunStore } from "../run/run-store";
+import type { RunTelemetry } from "../run/run-telemetry";
 import type { RunStatus } from "../run/run-types";
 import { type Scenario, scenarioSchema } from "../scenario/scenario-schema";
 import { createToolRegistry } from "../tools/tool-registry";
@@ -43,6 +44,8 @@ export interface RunHostOptions {
    * another instance, or one that stopped, left behind.
    */
   deadlineTimers?: boolean;
+  /** Where completions and tool calls are counted and timed (metrics). */
+  telemetry?: RunTelemetry;
   log?(message: string, detail?: Record<string, unknown>): void;
 }
 
@@ -108,6 +111,7 @@ export function createRunHost(options: RunHostOptions) {
       stepSignal: () => stepSignal(run.id),
       abortInFlight: () => stepControllers.get(run.id)?.abort(),
       createToolContext: (signal) => options.createToolContext(run.id, signal),
+      telemetry: options.telemetry,
       log: options.log,
     };
   }

@@ -75,6 +75,8 @@ export interface ModelCompletion {
 /** Produces one completion. Throws a `RuntimeError` (e.g. `script_exhausted`) when it cannot. */
 export interface Model {
   complete(request: ModelCompletionRequest): Promise<ModelCompletion>;
+  /** What metrics call it: the operator's endpoint name, or "scripted" (never a URL or a key). */
+  name?: string;
   /** True for a model that reads the runtime's preamble (a real one); a script reads nothing. */
   readsPreamble?: boolean;
   /**

@@ -31,6 +31,7 @@ export class ScriptExhaustedError extends RuntimeError {
  */
 export function createScriptedModel(turns: readonly ScriptedTurn[]): Model {
   return {
+    name: "scripted",
     async complete({ completionIndex, transcript, signal }): Promise<ModelCompletion> {
       // Completions the runtime answered for the script (legacy policy) took none of its turns.
       const synthesized = transcript.filter(

@@ -74,7 +74,15 @@ export async function runStartedCall(
   signal: AbortSignal,
   settle: SettleCall,
 ): Promise<CallOutcome> {
+  const started = performance.now();
   const outcome = await runTool(environment, call, signal);
+  environment.telemetry?.toolCallSettled({
+    tool: call.name,
+    resourceClass: call.resourceClass,
+    effect: call.effect,
+    status: outcome.status,
+    durationMs: performance.now() - started,
+  });
   try {
     await settle(call.batchIndex, outcome);
   } catch (error) {

@@ -113,6 +113,13 @@ export async function planNextStep(environment: RunEnvironment, between: Between
     },
     modelCalls,
   );
+  environment.telemetry?.completionPlanned({
+    model: environment.model.name ?? "unnamed",
+    latencyMs,
+    usage: completion.usage ?? null,
+    repair: plan.kind === "repair",
+    synthesized: synthesized !== null,
+  });
 
   if (plan.kind === "repair") {
     const { cancelPending } = await store.finishStep(runId, claimToken, stepIndex, metrics);

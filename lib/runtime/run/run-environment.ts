@@ -3,6 +3,7 @@ import type { ToolRegistry } from "../tools/tool-registry";
 import type { ToolContext } from "../tools/workspace";
 import type { Limits } from "../types";
 import type { RunStore } from "./run-store";
+import type { RunTelemetry } from "./run-telemetry";
 import type { ToolAllowances } from "./tool-allowances";
 
 /** Everything a worker needs to drive one run it has claimed. */
@@ -29,6 +30,8 @@ export interface RunEnvironment {
   abortInFlight(): void;
   /** The tools' view of the run's workspace, memory and tasks. */
   createToolContext(signal: AbortSignal): ToolContext;
+  /** Where completions and tool calls are counted and timed (metrics); nothing when absent. */
+  telemetry?: RunTelemetry;
   /** Where the runtime reports what it handled but callers may want to know (defaults to nothing). */
   log?(message: string, detail?: Record<string, unknown>): void;
 }

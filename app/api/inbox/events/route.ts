@@ -4,6 +4,7 @@ import { openSseResponse } from "@/lib/http/sse";
 import { closeWhenUnauthorized } from "@/lib/server/auth/stream-authorization";
 import { getRunService } from "@/lib/server/get-run-service";
 import { pipeInbox } from "@/lib/server/inbox-stream";
+import { registerStream } from "@/lib/server/open-streams";
 
 /**
  * The inbox's first page as server-sent events: `inbox`, the whole page, on
@@ -17,7 +18,9 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request, _con
   return openSseResponse(request.signal, async (channel) => {
     const stopWatching = closeWhenUnauthorized(channel, request, identity, "viewer");
     const stopPiping = await pipeInbox(service, channel, filter);
+    const forgetStream = registerStream(channel);
     return () => {
+      forgetStream();
       stopWatching();
       stopPiping();
     };

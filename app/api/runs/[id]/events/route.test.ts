@@ -195,9 +195,10 @@ describe("GET /api/runs/[id]/events (SPEC §7)", () => {
 
 describe("GET /api/runs/[id]/events while the run's worker is gone", () => {
   it("says so (event: worker, lost: true) once the run's lease has run out", async () => {
-    // An instance whose lease renewals stall, as when its process hangs or dies mid-wave.
+    // An instance whose lease renewals stall, as when its process hangs or dies mid-wave. The lease
+    // outlasts opening the stream even on a loaded machine, so the stream sees it held first.
     const stalled = createRunService(await getDatabase(), {
-      execution: { leaseMs: 150, instanceId: "stalled" },
+      execution: { leaseMs: 1_000, instanceId: "stalled" },
       modelEndpoints: { endpoints: new Map(), problem: null },
       wrapStore: (store) => ({ ...store, renewLease: () => new Promise<boolean>(() => {}) }),
     });

@@ -1,0 +1,137 @@
+import parsePrometheusTextFormat, { type MetricFamily } from "parse-prometheus-text-format";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunService } from "@/lib/server/run-service";
+import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { buildScenario } from "@/lib/server/testing/scenario-harness";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+
+let uninstall = async () => {};
+let admin: TestAccount;
+let viewer: TestAccount;
+let service: RunService;
+let route: typeof import("./route");
+
+beforeAll(async () => {
+  ({ uninstall } = await installProcessTestDatabase());
+  ({ admin, viewer } = await createTestAccounts(["viewer", "admin"]));
+  route = await import("./route");
+  service = await (await import("@/lib/server/get-run-service")).getRunService();
+});
+afterAll(() => uninstall());
+
+interface Scrape {
+  families: MetricFamily[];
+  text: string;
+}
+
+async function scrape(): Promise<Scrape> {
+  const response = await route.GET(new Request("http://test/api/metrics", { headers: admin.headers }));
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+  const text = await response.text();
+  return { families: parsePrometheusTextFormat(text), text };
+}
+
+/** A counter's or gauge's value for these labels (0 when the series does not exist yet). */
+function seriesValue({ families }: Scrape, name: string, labels: Record<string, string> = {}): number {
+  const family = families.find((candidate) => candidate.name === name);
+  const series = family?.metrics.find((metric) =>
+    Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value),
+  );
+  return Number(series?.value ?? 0);
+}
+
+/** A histogram's observation count for these labels, from its `_count` line (the parser drops histogram labels). */
+function countOf({ text }: Scrape, name: string, labels: Record<string, string>): number {
+  const line = text
+    .split("\n")
+    .find(
+      (candidate) =>
+        candidate.startsWith(`${name}_count{`) &&
+        Object.entries(labels).every(([key, value]) => candidate.includes(`${key}="${value}"`)),
+    );
+  return Number(line?.split(" ").at(-1) ?? 0);
+}
+
+describe("GET /api/metrics", () => {
+  it("is for admins only: no credentials 401, a viewer 403", async () => {
+    expect((await route.GET(new Request("http://test/api/metrics"))).status).toBe(401);
+    const asViewer = await route.GET(new Request("http://test/api/metrics", { headers: viewer.headers }));
+    expect(asViewer.status).toBe(403);
+  });
+
+  it("parses as Prometheus text, and its counters move as a scripted run proceeds", async () => {
+    const before = await scrape();
+    const { runId, settled } = await service.startRun(buildScenario(gatedWriteScenario("measured")));
+    expect(await settled).toBe("WAITING_FOR_APPROVAL");
+    const waiting = await scrape();
+    expect(
+      seriesValue(waiting, "playground_runs", { status: "WAITING_FOR_APPROVAL" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(seriesValue(waiting, "playground_oldest_wait_seconds")).toBeGreaterThanOrEqual(0);
+    expect(seriesValue(waiting, "playground_completions_total", { model: "scripted", kind: "planned" })).toBe(
+      seriesValue(before, "playground_completions_total", { model: "scripted", kind: "planned" }) + 1,
+    );
+
+    // A stale digest is refused and counted by its code; the real one runs the barrier.
+    await expect(
+      service.decide(runId, { approve: true, turnDigest: "0".repeat(64), actor: "ops" }),
+    ).rejects.toThrow();
+    const turnDigest = (await service.loadView(runId))?.pending?.turnDigest ?? "";
+    expect((await service.decide(runId, { approve: true, turnDigest, actor: "ops" })).status).toBe(
+      "COMPLETED",
+    );
+    const after = await scrape();
+
+    const grew = (name: string, labels: Record<string, string>) =>
+      seriesValue(after, name, labels) - seriesValue(before, name, labels);
+    const observed = (name: string, labels: Record<string, string>) =>
+      countOf(after, name, labels) - countOf(before, name, labels);
+    expect(grew("playground_decisions_total", { outcome: "refused", code: "stale_turn" })).toBe(1);
+    expect(grew("playground_decisions_total", { outcome: "executed" })).toBe(1);
+    expect(observed("playground_decision_seconds", { outcome: "executed" })).toBe(1);
+    expect(grew("playground_tool_calls_total", { tool: "write_file", class: "write", status: "ok" })).toBe(1);
+    expect(grew("playground_tool_calls_total", { tool: "read_file", class: "pure_read", status: "ok" })).toBe(
+      1,
+    );
+    expect(observed("playground_tool_call_seconds", { tool: "write_file", status: "ok" })).toBe(1);
+    expect(grew("playground_completions_total", { model: "scripted", kind: "planned" })).toBe(2);
+    expect(observed("playground_store_write_seconds", { operation: "startCalls" })).toBeGreaterThanOrEqual(2);
+    expect(seriesValue(after, "playground_runs", { status: "COMPLETED" })).toBeGreaterThanOrEqual(1);
+  });
+
+  it("labels only bounded values: no run ids, and a scenario's own tools as custom", async () => {
+    const { settled } = await service.startRun(
+      buildScenario({
+        name: "custom tool",
+        tools: [
+          {
+            name: "my_secret_lookup",
+            description: "a custom read",
+            resourceClass: "pure_read",
+            effect: "READ",
+            approval: "never",
+          },
+        ],
+        model: {
+          kind: "scripted",
+          turns: [
+            { calls: [{ name: "my_secret_lookup", arguments: {} }] },
+            { calls: [{ name: "finish", arguments: { summary: "done" } }] },
+          ],
+        },
+      }),
+    );
+    await settled;
+    const text = await (
+      await route.GET(new Request("http://test/api/metrics", { headers: admin.headers }))
+    ).text();
+    expect(text).not.toContain("my_secret_lookup");
+    expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
+    const families = parsePrometheusTextFormat(text);
+    expect(
+      seriesValue({ families, text }, "playground_tool_calls_total", { tool: "custom" }),
+    ).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,104 @@
+import { Writable } from "node:stream";
+import pino from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { toErrorBody } from "@/lib/http/error-response";
+import { replaceLogger } from "@/lib/server/logger";
+import type { RunService } from "@/lib/server/run-service";
+import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { buildScenario } from "@/lib/server/testing/scenario-harness";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+
+let uninstall = async () => {};
+let approver: TestAccount;
+let service: RunService;
+let route: typeof import("./route");
+let lines: Array<Record<string, unknown>> = [];
+let restoreLogger = () => {};
+
+beforeAll(async () => {
+  ({ uninstall } = await installProcessTestDatabase());
+  ({ approver } = await createTestAccounts(["approver"]));
+  route = await import("./route");
+  service = await (await import("@/lib/server/get-run-service")).getRunService();
+  // The server's logger, writing its JSON lines here instead of stdout.
+  const capture = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  restoreLogger = replaceLogger(
+    pino(
+      { formatters: { level: (label) => ({ level: label }) }, timestamp: pino.stdTimeFunctions.isoTime },
+      capture,
+    ),
+  );
+});
+afterEach(() => {
+  lines = [];
+});
+afterAll(async () => {
+  restoreLogger();
+  await uninstall();
+});
+
+async function decideStale(headers: Record<string, string> = {}) {
+  const { runId, settled } = await service.startRun(buildScenario(gatedWriteScenario("request ids")));
+  await settled;
+  const response = await route.POST(
+    new Request(`http://test/api/runs/${runId}/decision`, {
+      method: "POST",
+      headers: { ...approver.headers, "content-type": "application/json", ...headers },
+      body: JSON.stringify({ approve: false, turnDigest: "f".repeat(64), reason: "private words" }),
+    }),
+    { params: Promise.resolve({ id: runId }) },
+  );
+  return { runId, response };
+}
+
+describe("a request's id, in its response and its log lines", () => {
+  it("logs a refused decision with the id the response carries, its code and who asked, and nothing they wrote", async () => {
+    const { runId, response } = await decideStale();
+    expect(response.status).toBe(409);
+    const requestId = response.headers.get("x-request-id");
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    const line = lines.find((candidate) => candidate.requestId === requestId);
+    expect(line).toMatchObject({
+      level: "info",
+      msg: "request refused",
+      method: "POST",
+      path: `/api/runs/${runId}/decision`,
+      status: 409,
+      code: "stale_turn",
+      userId: approver.userId,
+      time: expect.any(String),
+    });
+    expect(JSON.stringify(lines)).not.toContain("private words");
+    expect(JSON.stringify(lines)).not.toContain(approver.token);
+  });
+
+  it("keeps a caller's own X-Request-Id, and replaces one that is not a plain token", async () => {
+    const kept = await decideStale({ "x-request-id": "proxy-7f3a9c01" });
+    expect(kept.response.headers.get("x-request-id")).toBe("proxy-7f3a9c01");
+    const replaced = await decideStale({ "x-request-id": "bad id with spaces" });
+    expect(replaced.response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("says which request to quote when something unexpected goes wrong, and logs its stack under that id", () => {
+    const { status, body } = toErrorBody(new Error("connection reset by a test"), "req-12345678");
+    expect(status).toBe(500);
+    expect(body.error).toEqual({
+      code: "internal_error",
+      message: "Something went wrong on the server; it has been logged as request req-12345678.",
+      requestId: "req-12345678",
+    });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: "error",
+        requestId: "req-12345678",
+        err: expect.objectContaining({ message: "connection reset by a test", stack: expect.any(String) }),
+      }),
+    );
+  });
+});
