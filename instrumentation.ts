@@ -1,5 +1,6 @@
 /**
- * Runs once when a server instance starts: opens the database and applies
+ * Runs once when a server instance starts: starts exporting traces when
+ * OTEL_EXPORTER_OTLP_ENDPOINT is set, opens the database and applies
  * migrations before the first request, so no request pays PGlite's start-up,
  * seeds the first administrator from the environment on a fresh database,
  * starts the loopback metrics listener when PLAYGROUND_METRICS_PORT is set,
@@ -8,6 +9,9 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // First, so every span from here on is exported (when an OTLP endpoint is configured).
+  const { startTracing } = await import("./lib/server/start-tracing");
+  startTracing();
   const { getDatabase } = await import("./db/client");
   try {
     const handle = await getDatabase();

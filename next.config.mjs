@@ -34,7 +34,15 @@ const securityHeaders = [
 const nextConfig = {
   // PGlite loads its WebAssembly and data files from its own package folder, and
   // postgres-js is a Node client: both run unbundled on the server.
-  serverExternalPackages: ["@electric-sql/pglite", "postgres"],
+  // The OpenTelemetry SDK keeps one global tracer provider per process: loaded once, unbundled.
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "postgres",
+    "@opentelemetry/sdk-trace",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/context-async-hooks",
+    "@opentelemetry/resources",
+  ],
   poweredByHeader: false,
   // `next dev` serves its dev resources to localhost only; opened as 127.0.0.1 or [::1]
   // the page would never hydrate (buttons do nothing, nothing says why).

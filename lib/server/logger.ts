@@ -7,14 +7,32 @@ import pretty from "pino-pretty";
  * id, run id and user id where known) on stdout, for whatever collects logs.
  * `npm run dev` prints them readably instead (`PLAYGROUND_LOG_FORMAT=json`
  * keeps JSON there too). `LOG_LEVEL` sets the level (default info).
- * Credentials are redacted wherever they appear in what is logged; callers
+ * Credentials are redacted wherever they appear in what is logged, and a
+ * failed query's parameters are cut from error messages; callers
  * log ids and codes, never arguments, reasons or scenario contents.
  */
-function createLogger(): Logger {
+export function createLogger(destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level: process.env.LOG_LEVEL || "info",
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
+    serializers: { err: serializeError },
+    hooks: {
+      // A detail given as text (`String(error)`) may quote a failed query, and its parameters hold what runs wrote.
+      logMethod(args, method) {
+        const [first, ...rest] = args;
+        if (first && typeof first === "object" && !(first instanceof Error)) {
+          const scrubbed = Object.fromEntries(
+            Object.entries(first).map(([key, value]) => [
+              key,
+              typeof value === "string" ? withoutQueryParameters(value) : value,
+            ]),
+          );
+          return method.apply(this, [scrubbed, ...rest] as Parameters<typeof method>);
+        }
+        return method.apply(this, args);
+      },
+    },
     redact: {
       paths: [
         "authorization",
@@ -33,10 +51,29 @@ function createLogger(): Logger {
       censor: "[redacted]",
     },
   };
+  if (destination) return pino(options, destination);
   const readable = process.env.NODE_ENV === "development" && process.env.PLAYGROUND_LOG_FORMAT !== "json";
   return readable
     ? pino(options, pretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" }))
     : pino(options);
+}
+
+/**
+ * A failed query's message names its parameters (drizzle: "params: …"),
+ * which are file contents, arguments, reasons: they are cut from logs.
+ */
+export function withoutQueryParameters(text: string): string {
+  return text.replace(/\bparams: [\s\S]*?(?=\n\s+at |$)/g, "params: [not logged]");
+}
+
+function serializeError(error: unknown) {
+  const serialized = pino.stdSerializers.err(error as Error);
+  if (!serialized || typeof serialized !== "object") return serialized;
+  return {
+    ...serialized,
+    message: withoutQueryParameters(String(serialized.message ?? "")),
+    stack: withoutQueryParameters(String(serialized.stack ?? "")),
+  };
 }
 
 // On globalThis: every route bundle of this process logs through the same logger (tests swap it).

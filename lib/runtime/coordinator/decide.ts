@@ -5,6 +5,7 @@ import { driveRun } from "../run/run-loop";
 import type { RunRecord } from "../run/run-store";
 import type { PendingTurn, RunStatus } from "../run/run-types";
 import type { StepProgress } from "../run/suspended-state";
+import { inSpan, runTraceContext } from "../tracing";
 import { canonicalJson, computeCallDigest, computeTurnDigest, digestsEqual } from "../turn-digest";
 import {
   type ClaimedRun,
@@ -82,7 +83,31 @@ export interface StartedDecision {
  * has taken effect; the run goes on in `settled` until it next waits or
  * ends. Throws a `DecisionRefusedError` subclass or `UnreadableStateError`.
  */
-export async function startDecision(
+export function startDecision(
+  runId: string,
+  decision: Decision,
+  dependencies: CoordinatorDependencies,
+): Promise<StartedDecision> {
+  // In the run's own trace; its outcome or refusal code only, never the arguments or the reason.
+  return inSpan(
+    "decision",
+    {
+      "tool_playground.run.id": runId,
+      "tool_playground.decision.approve": decision.approve,
+      "tool_playground.decision.scope": decision.scope ?? "gate",
+      "tool_playground.decision.edited":
+        decision.editedArguments !== undefined && decision.editedArguments !== null,
+    },
+    async (span) => {
+      const started = await decide(runId, decision, dependencies);
+      span.setAttribute("tool_playground.decision.outcome", started.outcome);
+      return started;
+    },
+    runTraceContext(runId),
+  );
+}
+
+async function decide(
   runId: string,
   decision: Decision,
   dependencies: CoordinatorDependencies,

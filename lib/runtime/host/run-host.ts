@@ -15,6 +15,7 @@ import type { RunStatus } from "../run/run-types";
 import { type Scenario, scenarioSchema } from "../scenario/scenario-schema";
 import { createToolRegistry } from "../tools/tool-registry";
 import { normalizeWorkspacePath, type ToolContext } from "../tools/workspace";
+import { inSpan, runTraceContext } from "../tracing";
 import { DEFAULT_LIMITS, type Limits } from "../types";
 import { type ExportedScenario, exportRunAsScenario } from "../view/export-scenario";
 import { readRunReport } from "../view/run-report";
@@ -222,7 +223,13 @@ export function createRunHost(options: RunHostOptions) {
       await store.forceFail(run.id, runError);
       return "FAILED";
     }
-    return recoverRun(environment, run, { by: instanceId, initialTranscript: initialTranscriptOf(scenario) });
+    const recovering = environment;
+    return inSpan(
+      "recovery",
+      { "tool_playground.run.id": run.id, "tool_playground.instance": instanceId },
+      () => recoverRun(recovering, run, { by: instanceId, initialTranscript: initialTranscriptOf(scenario) }),
+      runTraceContext(run.id),
+    );
   }
 
   /**

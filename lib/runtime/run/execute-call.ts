@@ -2,6 +2,7 @@ import { isWriteEffect } from "../declares-write";
 import { RuntimeError, ToolError } from "../errors";
 import type { RunEvent } from "../events/run-events";
 import type { PreflightedCall } from "../preflight";
+import { inSpan } from "../tracing";
 import type { RunEnvironment } from "./run-environment";
 import { LostClaimError } from "./run-errors";
 import type { CallOutcome } from "./run-types";
@@ -75,7 +76,21 @@ export async function runStartedCall(
   settle: SettleCall,
 ): Promise<CallOutcome> {
   const started = performance.now();
-  const outcome = await runTool(environment, call, signal);
+  const outcome = await inSpan(
+    "tool_call",
+    {
+      "tool_playground.tool.name": call.name,
+      "tool_playground.tool.class": call.resourceClass ?? "unknown",
+      "tool_playground.tool.effect": call.effect,
+      "tool_playground.call.batch_index": call.batchIndex,
+    },
+    async (span) => {
+      const ran = await runTool(environment, call, signal);
+      span.setAttribute("tool_playground.call.status", ran.status);
+      if (ran.error) span.setAttribute("error.type", ran.error.code);
+      return ran;
+    },
+  );
   environment.telemetry?.toolCallSettled({
     tool: call.name,
     resourceClass: call.resourceClass,

@@ -1,6 +1,7 @@
 import { RuntimeError } from "../errors";
 import type { RunEvent, RunEventOf } from "../events/run-events";
 import type { PreflightedCall } from "../preflight";
+import { inSpan } from "../tracing";
 import { computeTurnDigest } from "../turn-digest";
 import { createSettleBatcher, executeCall, runStartedCall } from "./execute-call";
 import type { RunEnvironment } from "./run-environment";
@@ -75,12 +76,18 @@ export async function executeStep(environment: RunEnvironment, progress: StepPro
       if (cancelled) return cancelWith(cancelled);
     }
     const settle = createSettleBatcher(environment, current.stepIndex);
-    const settled = await Promise.all(
-      unsettled.map(async (batchIndex) => {
-        const call = current.calls[batchIndex];
-        if (!call) throw new Error(`plan names batchIndex ${batchIndex}, which the step does not have`);
-        return [batchIndex, await runStartedCall(environment, call, signal, settle)] as const;
-      }),
+    const waveOf = current;
+    const settled = await inSpan(
+      "wave",
+      { "tool_playground.wave.index": waveOf.completedWaves, "tool_playground.wave.size": unsettled.length },
+      () =>
+        Promise.all(
+          unsettled.map(async (batchIndex) => {
+            const call = waveOf.calls[batchIndex];
+            if (!call) throw new Error(`plan names batchIndex ${batchIndex}, which the step does not have`);
+            return [batchIndex, await runStartedCall(environment, call, signal, settle)] as const;
+          }),
+        ),
     );
     current = {
       ...current,

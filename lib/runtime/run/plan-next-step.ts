@@ -3,6 +3,7 @@ import { buildPreamble } from "../model/preamble";
 import { type BatchPlanning, planBatch } from "../plan-batch";
 import { applyLegacyPolicy } from "../plan-legacy";
 import type { PreflightedCall } from "../preflight";
+import { inSpan, type Span } from "../tracing";
 import type { Plan, PlanProblem, ToolCall } from "../types";
 import type { RunEnvironment } from "./run-environment";
 import type { CallOutcome } from "./run-types";
@@ -41,7 +42,13 @@ export type NextStep =
  * `between.nextStepIndex` with its calls and planned metrics. A repair
  * dispatches nothing and sends the model a notice listing every problem.
  */
-export async function planNextStep(environment: RunEnvironment, between: Between): Promise<NextStep> {
+export function planNextStep(environment: RunEnvironment, between: Between): Promise<NextStep> {
+  return inSpan("planning", { "tool_playground.step.index": between.nextStepIndex }, (span) =>
+    askAndPlan(environment, between, span),
+  );
+}
+
+async function askAndPlan(environment: RunEnvironment, between: Between, span: Span): Promise<NextStep> {
   const { store, runId, claimToken, registry, limits } = environment;
   const signal = environment.stepSignal();
   const preamble = environment.model.readsPreamble ? buildPreamble(limits, registry) : null;
@@ -62,15 +69,28 @@ export async function planNextStep(environment: RunEnvironment, between: Between
             arguments: call.arguments,
           })),
         }
-      : await environment.model.complete({
-          ...(preamble ? { preamble } : {}),
-          transcript: between.transcript,
-          tools: registry
-            .list()
-            .map(({ name, description, parameters }) => ({ name, description, parameters })),
-          completionIndex: between.modelCalls,
-          signal,
-        });
+      : await inSpan(
+          `chat ${environment.model.name ?? "model"}`,
+          { "gen_ai.operation.name": "chat", "gen_ai.request.model": environment.model.name ?? "unnamed" },
+          async (completionSpan) => {
+            const answered = await environment.model.complete({
+              ...(preamble ? { preamble } : {}),
+              transcript: between.transcript,
+              tools: registry
+                .list()
+                .map(({ name, description, parameters }) => ({ name, description, parameters })),
+              completionIndex: between.modelCalls,
+              signal,
+            });
+            if (answered.usage) {
+              completionSpan.setAttributes({
+                "gen_ai.usage.input_tokens": answered.usage.promptTokens,
+                "gen_ai.usage.output_tokens": answered.usage.completionTokens,
+              });
+            }
+            return answered;
+          },
+        );
   } catch (error) {
     // A cancellation aborts the model call: that is the cancel taking effect, not the model failing.
     const cancelled = signal.aborted ? await store.takeCancelRequest(runId, claimToken) : null;
@@ -94,6 +114,13 @@ export async function planNextStep(environment: RunEnvironment, between: Between
     ...between.transcript,
     { role: "assistant", text: completion.text, calls, ...(synthesized ? { synthesized: true } : {}) },
   ];
+  span.setAttributes({
+    "tool_playground.plan.batch_size": calls.length,
+    "tool_playground.plan.cap": limits.maxParallelToolCalls,
+    "tool_playground.plan.kind": plan.kind,
+    "tool_playground.plan.waves": plan.segments.filter((segment) => segment.kind === "wave").length,
+    "tool_playground.plan.barriers": plan.segments.filter((segment) => segment.kind === "barrier").length,
+  });
   const outcomes = notDispatchedOutcomes(plan, preflighted);
   const metrics = computeStepMetrics(plan, calls.length, limits, { completedWaves: 0, invalidatedCount: 0 });
   await store.recordStep(

@@ -1,6 +1,7 @@
 import { RuntimeError } from "../errors";
 import type { TranscriptEntry } from "../model/model";
 import { legacyReissueAfter } from "../plan-legacy";
+import { inSpan, runTraceContext } from "../tracing";
 import { type BarrierAction, describeEdit, executeStep, resolveBarrier } from "./execute-step";
 import { type Between, planNextStep } from "./plan-next-step";
 import type { RunEnvironment } from "./run-environment";
@@ -28,15 +29,33 @@ export interface RunStart extends Between {
  * left it.
  */
 export async function driveRun(environment: RunEnvironment, start: RunStart): Promise<RunStatus> {
-  const lease = keepLease(environment);
-  try {
-    return await drive(environment, start);
-  } catch (error) {
-    if (LostClaimError.isInstance(error)) return "RUNNING";
-    return failRun(environment, error);
-  } finally {
-    lease.stop();
-  }
+  // One span per stretch a worker drives, in the run's own trace: a wait for a person is the gap between two.
+  return inSpan(
+    "run",
+    {
+      "tool_playground.run.id": environment.runId,
+      "tool_playground.run.policy": environment.executionPolicy,
+    },
+    async (span) => {
+      const lease = keepLease(environment);
+      try {
+        const status = await drive(environment, start);
+        span.setAttribute("tool_playground.run.status", status);
+        return status;
+      } catch (error) {
+        if (LostClaimError.isInstance(error)) {
+          span.setAttribute("tool_playground.run.claim_lost", true);
+          return "RUNNING";
+        }
+        const status = await failRun(environment, error);
+        span.setAttribute("tool_playground.run.status", status);
+        return status;
+      } finally {
+        lease.stop();
+      }
+    },
+    runTraceContext(environment.runId),
+  );
 }
 
 /**
@@ -104,7 +123,10 @@ async function drive(environment: RunEnvironment, start: RunStart): Promise<RunS
 
   for (;;) {
     if (progress) {
-      const result = await executeStep(environment, progress);
+      const executing = progress;
+      const result = await inSpan("step", { "tool_playground.step.index": executing.stepIndex }, () =>
+        executeStep(environment, executing),
+      );
       if (result.kind === "suspended") return "WAITING_FOR_APPROVAL";
       const completed = await completeStep(environment, result.progress);
       between = {

@@ -1,8 +1,7 @@
 import { Writable } from "node:stream";
-import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { toErrorBody } from "@/lib/http/error-response";
-import { replaceLogger } from "@/lib/server/logger";
+import { createLogger, replaceLogger, withoutQueryParameters } from "@/lib/server/logger";
 import type { RunService } from "@/lib/server/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
@@ -28,12 +27,9 @@ beforeAll(async () => {
       done();
     },
   });
-  restoreLogger = replaceLogger(
-    pino(
-      { formatters: { level: (label) => ({ level: label }) }, timestamp: pino.stdTimeFunctions.isoTime },
-      capture,
-    ),
-  );
+  const logger = createLogger(capture);
+  logger.level = "info"; // tests run the server's logger at warn
+  restoreLogger = replaceLogger(logger);
 });
 afterEach(() => {
   lines = [];
@@ -100,5 +96,20 @@ describe("a request's id, in its response and its log lines", () => {
         err: expect.objectContaining({ message: "connection reset by a test", stack: expect.any(String) }),
       }),
     );
+  });
+});
+
+describe("what logs never hold", () => {
+  it("cuts a failed query's parameters (what runs wrote) from messages, stacks and details", async () => {
+    const { getLogger } = await import("@/lib/server/logger");
+    const failed = new Error(
+      "Failed query: insert into workspace_files values ($1, $2)\nparams: run-1,TOP SECRET CONTENT",
+    );
+    getLogger().error({ err: failed, detail: String(failed) }, "a write failed");
+    const line = JSON.stringify(lines.at(-1));
+    expect(line).not.toContain("TOP SECRET CONTENT");
+    expect(line).toContain("params: [not logged]");
+    expect(line).toContain("insert into workspace_files");
+    expect(withoutQueryParameters("no parameters here")).toBe("no parameters here");
   });
 });
