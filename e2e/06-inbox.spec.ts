@@ -61,8 +61,13 @@ test("the selection stays on the run you decided: approving its first gate, then
   await page.goto("/inbox");
   const list = page.getByRole("list", { name: "Waiting runs" });
   const twoGatesRow = list.getByRole("listitem", { name: new RegExp(`^two gates ${suffix}:`) });
+  const oneGateRow = list.getByRole("listitem", { name: new RegExp(`^one gate ${suffix}:`) });
   await twoGatesRow.focus();
   await page.keyboard.press("a");
+  // The decided row stays where it was for a moment and says what happened, below the newer run.
+  await expect(twoGatesRow.getByRole("status").filter({ hasText: /^Approved gate 1 of 2/ })).toBeVisible();
+  const [heldBox, newerBox] = [await twoGatesRow.boundingBox(), await oneGateRow.boundingBox()];
+  expect(heldBox?.y ?? 0).toBeGreaterThan(newerBox?.y ?? 0);
   // Gate 1 approved: the run goes on, then waits at its second gate, now the newest wait.
   await expect
     .poll(async () => (await getReport(request, twoGates)).pending?.calls[0]?.name, { timeout: 15_000 })

@@ -22,9 +22,13 @@ export interface DecideInput {
 /**
  * Sends a decision for the turn that was shown. A refusal is a value, not an
  * exception; whatever the outcome, the run's cached view is refreshed, so a
- * 409 shows the current turn and a 503 the still-waiting run.
+ * 409 shows the current turn and a 503 the still-waiting run. `onDecided`
+ * hears of each decision that took effect, `onRefused` of each that did not.
  */
-export function useDecideTurn(runId: string) {
+export function useDecideTurn(
+  runId: string,
+  options: { onDecided?(input: DecideInput): void; onRefused?(): void } = {},
+) {
   const queryClient = useQueryClient();
   const mutation = useMutation<ActionResult<DecisionResult>, Error, DecideInput>({
     mutationFn: ({ reason, ...input }) =>
@@ -33,6 +37,11 @@ export function useDecideTurn(runId: string) {
     // decision shows the current turn even when this tab's stream is behind.
     // The inbox needs nothing: its stream sends a new snapshot after every change.
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.runView(runId) }),
+    onSuccess: (result, input) => {
+      if (result.ok) options.onDecided?.(input);
+      else options.onRefused?.();
+    },
+    onError: () => options.onRefused?.(),
   });
   const result = mutation.data;
   const refusal: ActionError | null =

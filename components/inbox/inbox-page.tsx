@@ -11,13 +11,18 @@ import {
 } from "@/lib/queries/inbox-item";
 import { inboxQueryOptions } from "@/lib/queries/run-queries";
 import { useNow } from "../ui/use-now";
+import { type HeldRow, holdDecidedRows } from "./hold-decided-rows";
 import { InboxFilters } from "./inbox-filters";
 import { InboxRow } from "./inbox-row";
 import { KeyboardHelp } from "./keyboard-help";
 import { useInboxStream } from "./use-inbox-stream";
 
-/** How long a decided run may be gone from the list before the selection moves on. */
-const RESELECT_AFTER_MS = 2000;
+/** How long a decided row stays where it was, showing its outcome, before it moves or leaves. */
+const HOLD_DECIDED_MS = 2500;
+/** The longest a row is held while its decision is on its way (the answer normally takes milliseconds). */
+const SENDING_HOLD_MS = 15_000;
+/** How long a selected run may be gone from the list (after its hold) before the selection moves on. */
+const RESELECT_AFTER_MS = 500;
 
 /**
  * Every run waiting for a decision, kept live by the inbox stream, narrowed
@@ -43,11 +48,14 @@ export function InboxPage({
   });
   const shownPage = firstPage ?? initialPage;
   const more = useMorePages(shownPage, filter);
-  const items = more.items;
   const isLive = useInboxStream(filter);
   const [isHelpOpen, setHelpOpen] = useState(false);
   const isFiltered = inboxSearchParams({ ...filter, order: undefined }).toString() !== "";
   const now = useNow(1000, renderedAt);
+  // Rows decided a moment ago stay where they were, showing what the decision did.
+  const [held, setHeld] = useState<HeldRow[]>([]);
+  const shownRows = holdDecidedRows(more.items, held, now);
+  const items = shownRows.map((row) => row.item);
   // Nothing is selected until the person moves: the first `j` lands on the newest wait.
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const rows = useRef(new Map<string, HTMLLIElement>());
@@ -56,8 +64,8 @@ export function InboxPage({
   const selectedIndex = items.findIndex((item) => item.runId === selectedId);
   if (selectedIndex >= 0) lastIndex.current = selectedIndex;
 
-  // A decided row leaves, but a run with another gate comes back within moments: the selection
-  // waits for it rather than jumping to whichever run took its place (the next key would then
+  // A decided row is held in place for a moment, and a run with another gate comes back within it:
+  // the selection stays on it rather than jumping to whichever run took its place (the next key would then
   // decide a run the person never looked at). Only if it stays gone does its neighbour take over.
   useEffect(() => {
     if (selectedId === null || selectedIndex >= 0 || items.length === 0) return;
@@ -131,7 +139,7 @@ export function InboxPage({
       />
       <p className="muted" aria-live="polite" aria-busy={isFetching}>
         {shownPage.total > 0
-          ? `Showing ${items.length} of ${shownPage.total} waiting run${shownPage.total === 1 ? "" : "s"}${
+          ? `Showing ${more.items.length} of ${shownPage.total} waiting run${shownPage.total === 1 ? "" : "s"}${
               isFiltered ? " that match" : ""
             }, ${filter.order === "oldest" ? "longest wait" : "newest"} first.`
           : ""}
@@ -144,9 +152,27 @@ export function InboxPage({
         </p>
       ) : (
         <ul className="inbox-list" aria-label="Waiting runs">
-          {items.map((item) => (
+          {shownRows.map(({ item, outcome, isSettled }, index) => (
             <InboxRow
               key={item.runId}
+              outcome={outcome}
+              isSettled={isSettled}
+              onDeciding={(decided) =>
+                setHeld((current) => [
+                  ...current.filter((row) => row.item.runId !== item.runId && row.until > Date.now()),
+                  { item, index, decided, confirmed: false, until: Date.now() + SENDING_HOLD_MS },
+                ])
+              }
+              onDecided={() =>
+                setHeld((current) =>
+                  current.map((row) =>
+                    row.item.runId === item.runId
+                      ? { ...row, confirmed: true, until: Date.now() + HOLD_DECIDED_MS }
+                      : row,
+                  ),
+                )
+              }
+              onRefused={() => setHeld((current) => current.filter((row) => row.item.runId !== item.runId))}
               registerRow={(element) => {
                 if (element) rows.current.set(item.runId, element);
                 else rows.current.delete(item.runId);

@@ -7,7 +7,7 @@ import { useCan } from "../auth/viewer-context";
 import { DenyForm } from "../decisions/deny-form";
 import { describeActionError } from "../decisions/describe-action-error";
 import { ExpiryCountdown } from "../decisions/expiry-countdown";
-import { useDecideTurn } from "../decisions/use-decide-turn";
+import { type DecideInput, useDecideTurn } from "../decisions/use-decide-turn";
 import { formatDuration } from "../ui/format-duration";
 
 interface InboxRowProps {
@@ -17,16 +17,42 @@ interface InboxRowProps {
   /** The one row Tab reaches (roving tabindex). */
   isTabStop: boolean;
   onSelect(): void;
+  /** What the decision made from this row did, while the row is held where it was decided. */
+  outcome: string | null;
+  /** The run no longer waits at the turn shown: nothing to decide here. */
+  isSettled: boolean;
+  /** A decision is being sent from this row (the page holds the row where it is). */
+  onDeciding(decided: { approve: boolean; scope?: "gate" | "turn" }): void;
+  /** It took effect. */
+  onDecided(): void;
+  /** It was refused (or never arrived): the row need not be held. */
+  onRefused(): void;
   /** Lets the list move focus between rows (`j`/`k`). */
   registerRow(element: HTMLLIElement | null): void;
 }
 
 /** One waiting run: its pending calls and how long it has waited, decided in place (`a`, `d`). */
-export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerRow }: InboxRowProps) {
-  const { decide, isPending, refusal, lastInput } = useDecideTurn(item.runId);
+export function InboxRow({
+  item,
+  now,
+  isSelected,
+  isTabStop,
+  onSelect,
+  registerRow,
+  outcome,
+  isSettled,
+  onDeciding,
+  onDecided,
+  onRefused,
+}: InboxRowProps) {
+  const { decide: send, isPending, refusal, lastInput } = useDecideTurn(item.runId, { onDecided, onRefused });
+  function decide(input: DecideInput) {
+    onDeciding({ approve: input.approve, scope: input.scope });
+    send(input);
+  }
   const [isDenying, setIsDenying] = useState(false);
   const [alwaysAllow, setAlwaysAllow] = useState(false);
-  const canDecide = useCan("approver");
+  const canDecide = useCan("approver") && !isSettled;
   const row = useRef<HTMLLIElement | null>(null);
   const pending = item.pending;
   const waited = item.waitingSince ? formatDuration(now - Date.parse(item.waitingSince)) : "—";
@@ -96,6 +122,11 @@ export function InboxRow({ item, now, isSelected, isTabStop, onSelect, registerR
         )}
         {item.startedBy && <> · started by {item.startedBy}</>}
       </p>
+      {outcome && (
+        <p className="inbox-outcome" role="status">
+          {outcome}
+        </p>
+      )}
       {pending?.expiresAt && <ExpiryCountdown expiresAt={pending.expiresAt} isExpiring={false} />}
       {pending ? (
         <ol className="inbox-calls" aria-label="Pending calls">
