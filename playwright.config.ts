@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { ADMIN_STORAGE_STATE, E2E_ADMIN } from "./e2e/support/accounts";
 
@@ -33,6 +35,18 @@ const serverEnv = {
   PLAYGROUND_ADMIN_PASSWORD: E2E_ADMIN.password,
   PLAYGROUND_MODELS: JSON.stringify({
     fake: { baseURL: `http://127.0.0.1:${fakeModelPort}/v1`, model: "fake-model", maxRetries: 0 },
+  }),
+  // The reference MCP memory server over stdio, as an operator would configure it.
+  PLAYGROUND_MCP_SERVERS: JSON.stringify({
+    memory: {
+      transport: {
+        kind: "stdio",
+        command: process.execPath,
+        args: [path.join(process.cwd(), "node_modules/@modelcontextprotocol/server-memory/dist/index.js")],
+        env: { MEMORY_FILE_PATH: path.join(tmpdir(), `e2e-mcp-memory-${port}.jsonl`) },
+      },
+      trust: "trusted",
+    },
   }),
 };
 const chromium = {

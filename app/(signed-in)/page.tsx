@@ -1,3 +1,4 @@
+import { McpServersPanel } from "@/components/playground/mcp-servers-panel";
 import { Playground } from "@/components/playground/playground";
 import { RecentRuns } from "@/components/playground/recent-runs";
 import { runIdSchema } from "@/lib/http/request-schemas";
@@ -31,6 +32,7 @@ export default async function PlaygroundPage({
         models={summarizeModelEndpoints(getModelEndpoints())}
         modelsProblem={getModelEndpoints().problem}
       />
+      <McpServersPanel />
       <RecentRuns runs={recent} />
     </>
   );

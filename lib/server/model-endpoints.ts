@@ -1,7 +1,7 @@
 import "server-only";
-import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { formatIssuePath, InvalidScenarioError, type Scenario } from "@/lib/runtime";
+import { InvalidScenarioError, type Scenario } from "@/lib/runtime";
+import { readJsonConfig } from "./read-json-config";
 
 /**
  * The model endpoints the operator configured. Scenarios name one of these
@@ -48,29 +48,8 @@ export interface ModelEndpointSummary {
  * and says why (the playground shows it; the server logs it once).
  */
 export function readModelEndpoints(env: Record<string, string | undefined> = process.env): ModelEndpoints {
-  const none = (problem: string | null): ModelEndpoints => ({ endpoints: new Map(), problem });
-  let text = env.PLAYGROUND_MODELS;
-  const source = text ? "PLAYGROUND_MODELS" : `PLAYGROUND_MODELS_FILE (${env.PLAYGROUND_MODELS_FILE})`;
-  if (!text && env.PLAYGROUND_MODELS_FILE) {
-    try {
-      text = readFileSync(env.PLAYGROUND_MODELS_FILE, "utf8");
-    } catch (error) {
-      return none(`${source} cannot be read: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
-    }
-  }
-  if (!text) return none(null);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return none(`${source} is not valid JSON`);
-  }
-  const parsed = modelEndpointsSchema.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`);
-    return none(`${source} is invalid: ${issues.join("; ")}`);
-  }
-  return { endpoints: new Map(Object.entries(parsed.data)), problem: null };
+  const { value, problem } = readJsonConfig(env, "PLAYGROUND_MODELS", modelEndpointsSchema);
+  return { endpoints: new Map(Object.entries(value ?? {})), problem };
 }
 
 export function summarizeModelEndpoints(registry: ModelEndpoints): ModelEndpointSummary[] {

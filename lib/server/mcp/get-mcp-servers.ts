@@ -1,0 +1,16 @@
+import "server-only";
+import { getLogger } from "../logger";
+import { type McpServers, readMcpServers } from "./mcp-servers";
+
+const globalForMcp = globalThis as typeof globalThis & { toolPlaygroundMcpServers?: McpServers };
+
+/** The process's MCP servers, read once from its environment; a bad configuration is logged once. */
+export function getMcpServers(): McpServers {
+  if (!globalForMcp.toolPlaygroundMcpServers) {
+    const configured = readMcpServers();
+    if (configured.problem)
+      getLogger().error({ problem: configured.problem }, "the MCP servers cannot be read");
+    globalForMcp.toolPlaygroundMcpServers = configured;
+  }
+  return globalForMcp.toolPlaygroundMcpServers;
+}
