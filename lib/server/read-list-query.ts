@@ -1,6 +1,6 @@
 import "server-only";
 import type { z } from "zod";
-import { formatIssuePath } from "@/lib/runtime";
+import { findJsonValueProblem, formatIssuePath } from "@/lib/runtime";
 import { queryObject } from "../http/list-queries";
 
 /**
@@ -11,7 +11,13 @@ export function readListQuery<Schema extends z.ZodType>(
   schema: Schema,
   searchParams: Record<string, string | string[] | undefined>,
 ): { query: z.infer<Schema>; problem: string | null } {
-  const parsed = schema.safeParse(queryObject(searchParams));
+  const values = queryObject(searchParams);
+  // What the database cannot store (a NUL character), it cannot search for either.
+  const unstorable = findJsonValueProblem(values);
+  if (unstorable) {
+    return { query: schema.parse({}), problem: `${formatIssuePath(unstorable.path)}: ${unstorable.message}` };
+  }
+  const parsed = schema.safeParse(values);
   if (parsed.success) return { query: parsed.data, problem: null };
   const problem = parsed.error.issues
     .map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`)

@@ -89,6 +89,7 @@ describe("GET /api/audit lists every decision from the append-only table", () =>
     ["?outcome=maybe", "outcome: must be one of"],
     ["?before=-3", "before: must be more than 0"],
     ["?format=xml", 'format: must be one of "json", "csv"'],
+    ["?actor=a%00b", "actor: "],
   ])("refuses %s with a 400 naming it", async (query, message) => {
     const response = await get(query);
     expect(response.status).toBe(400);

@@ -88,6 +88,7 @@ describe("GET /api/runs lists every run", () => {
     ["?status=DONE", "status: must be one of"],
     ["?limit=1000", "limit: must be at most 200"],
     ["?after=bm9wZQ", "after must be the nextCursor"],
+    ["?q=%00", "q: "],
   ])("refuses %s with a 400 naming it", async (query, message) => {
     const { status, body } = await list(query);
     expect(status).toBe(400);
