@@ -42,7 +42,10 @@ export interface OpenDatabaseOptions {
 }
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
-export const DEFAULT_PGLITE_DATA_DIR = path.join(".data", "pglite");
+// Hidden from Next's file tracing (the comment is Turbopack's): as a constant the tracer could follow,
+// every route listed the database's files, so a standalone build would ship the developer's data
+// and every write looked like a changed source file. e2e/24 checks the build's traces.
+export const DEFAULT_PGLITE_DATA_DIR = path.join(/* turbopackIgnore: true */ ".data", "pglite");
 
 /** Opens a database and applies every committed migration before returning it. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
