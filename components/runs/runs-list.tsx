@@ -3,16 +3,8 @@ import { RUN_STATUSES } from "@/db/schema";
 import type { RunListQuery } from "@/lib/http/list-queries";
 import type { RunListPage } from "@/lib/server/list-runs";
 import { PageLinks } from "../ui/page-links";
-import { StatusBadge } from "../ui/status-badge";
+import { describeStatus, StatusBadge } from "../ui/status-badge";
 import { UtcTime } from "../ui/utc-time";
-
-const STATUS_LABELS: Record<(typeof RUN_STATUSES)[number], string> = {
-  RUNNING: "Running",
-  WAITING_FOR_APPROVAL: "Waiting for approval",
-  COMPLETED: "Completed",
-  FAILED: "Failed",
-  CANCELLED: "Cancelled",
-};
 
 /**
  * Every run on this database, newest first: a plain form filters it (it works
@@ -31,7 +23,7 @@ export function RunsList({ page, query }: { page: RunListPage; query: RunListQue
             <option value="">Any status</option>
             {RUN_STATUSES.map((status) => (
               <option key={status} value={status}>
-                {STATUS_LABELS[status]}
+                {describeStatus(status)}
               </option>
             ))}
           </select>
