@@ -143,7 +143,7 @@ export const approvals = pgTable(
   },
   (table) => [
     index("approvals_run_id_idx").on(table.runId, table.id),
-    check("approvals_kind_check", sql`${table.kind} in ('decision', 'expiry', 'automatic')`),
+    check("approvals_kind_check", sql`${table.kind} in ('decision', 'expiry', 'automatic', 'voided')`),
     check("approvals_scope_check", sql`${table.scope} in ('gate', 'turn')`),
   ],
 );

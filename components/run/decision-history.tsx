@@ -3,7 +3,8 @@ import type { DecisionView } from "@/lib/runtime/view/run-view";
 /**
  * Every decision on the run, from its events: who, when, on which turn
  * (digest), what (approve, edit-and-approve, approve every gate, always
- * allow, deny with a reply, expired) and why. An expiry is never a denial.
+ * allow, deny with a reply, expired, voided) and why. An expiry is never a
+ * denial; a voided approval's call was never sent.
  */
 export function DecisionHistory({ decisions }: { decisions: DecisionView[] }) {
   if (decisions.length === 0) return null;
@@ -14,7 +15,7 @@ export function DecisionHistory({ decisions }: { decisions: DecisionView[] }) {
         {decisions.map((decision) => (
           <li key={decision.seq} data-outcome={decision.outcome}>
             <strong>{describeDecision(decision)}</strong>
-            {decision.kind === "expiry" ? "" : ` by ${decision.actor}`}{" "}
+            {decision.kind === "decision" ? ` by ${decision.actor}` : ""}{" "}
             <time dateTime={decision.at}>{new Date(decision.at).toLocaleString()}</time>, step{" "}
             {decision.stepIndex + 1}, turn{" "}
             <code title={decision.turnDigest}>{decision.turnDigest.slice(0, 12)}…</code>
@@ -35,6 +36,7 @@ export function DecisionHistory({ decisions }: { decisions: DecisionView[] }) {
 /** A decision in a few words: what was decided, and how. */
 export function describeDecision(decision: DecisionView): string {
   if (decision.kind === "expiry") return "Expired: nobody decided in time";
+  if (decision.kind === "voided") return "Approval voided: the tool changed before it was sent";
   if (!decision.approve) return decision.reason ? "Denied with a reply" : "Denied";
   const how = [
     decision.editedArguments !== null ? "with edited arguments" : null,

@@ -38,7 +38,8 @@ const AUDIT_RECORD = sql.raw(`gate(run_id uuid, turn_digest text, approve boolea
 /**
  * The CTE (`audited`) that appends audit rows in the statement that appends
  * events, only if those events are appended (it reads `inserted`): a
- * decision's rows with its `approval_decided` or `approval_expired`; an
+ * decision's rows with its `approval_decided`, `approval_expired` or
+ * `approval_voided`; an
  * automatic approval's row with its call's `call_started`.
  */
 export function auditInSameWrite(
@@ -47,7 +48,7 @@ export function auditInSameWrite(
 ): SQL {
   const matching =
     withEvent === "decision"
-      ? sql`inserted.type in ('approval_decided', 'approval_expired')`
+      ? sql`inserted.type in ('approval_decided', 'approval_expired', 'approval_voided')`
       : sql`inserted.type = 'call_started' and (inserted.payload->>'batchIndex')::int = gate.batch_index`;
   return sql`audited as (
     insert into approvals (${AUDIT_COLUMNS})

@@ -3,6 +3,7 @@ import {
   DecisionRefusedError,
   InvalidScenarioError,
   type PendingTurn,
+  ToolServerUnavailableError,
   UnreadableStateError,
 } from "@/lib/runtime";
 import { AccountError } from "@/lib/server/auth/accounts";
@@ -26,6 +27,7 @@ export function toErrorBody(error: unknown, requestId?: string): { status: numbe
     return make(error.code, error.message, error.pending);
   }
   if (UnreadableStateError.isInstance(error)) return make("unreadable_state", error.message);
+  if (ToolServerUnavailableError.isInstance(error)) return make("tool_server_unavailable", error.message);
   if (AccountError.isInstance(error)) return make(error.code, error.message);
   if (InvalidScenarioError.isInstance(error)) {
     return make("invalid_request", error.message, null, { issues: error.issues });

@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   stale_turn: 409,
   not_waiting: 409,
   not_auditable: 503,
+  tool_server_unavailable: 503,
   unreadable_state: 422,
   invalid_request: 400,
   unauthenticated: 401,

@@ -110,3 +110,18 @@ export class InvalidPlanInputError extends RuntimeError {
 export function isRuntimeError(value: unknown): value is RuntimeError {
   return RuntimeError.isInstance(value);
 }
+
+/**
+ * A server that defines tools a scenario enables (an MCP server) could not be
+ * listed, so the run was not started: it would have run without them.
+ * `problems` names each server and why, without its address or secrets.
+ */
+export class ToolServerUnavailableError extends RuntimeError {
+  static override readonly brand: string = "ToolServerUnavailableError";
+  declare readonly code: "tool_server_unavailable";
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super("tool_server_unavailable", `The run was not started: ${problems.join(" ")}`);
+    this.problems = problems;
+  }
+}

@@ -31,6 +31,7 @@ export {
   RuntimeError,
   ToolConfigurationError,
   ToolError,
+  ToolServerUnavailableError,
 } from "./errors";
 export {
   awaitingApprovalEvent,
@@ -96,6 +97,7 @@ export {
   RUN_STATUSES,
   type RunError,
   type RunStatus,
+  type ShownToolDefinition,
   type StepMetrics,
 } from "./run/run-types";
 export {
@@ -127,7 +129,7 @@ export {
   customToolDeclarationSchema,
   TOOL_NAME_PATTERN,
 } from "./tools/custom-tool-declaration";
-export type { ApprovalPolicy, JsonSchemaObject, ToolDefinition } from "./tools/tool-definition";
+export type { ApprovalPolicy, JsonSchemaObject, ToolDefinition, ToolOrigin } from "./tools/tool-definition";
 export { createToolRegistry, type ToolRegistry, type ToolRegistryOptions } from "./tools/tool-registry";
 export {
   MAX_WORKSPACE_PATH_LENGTH,

@@ -35,6 +35,8 @@ export interface PreflightedCall {
   problem: PlanProblem | null;
   /** Set when the call needs no approval only because its tool was granted for the run ("always allow"). */
   allowedBy?: { decisionId: string; actor: string; actorId: string | null };
+  /** The fingerprint of its tool's definition when planned, for a tool defined elsewhere (an MCP server's). */
+  toolFingerprint?: string;
 }
 
 /**
@@ -85,6 +87,7 @@ export function preflightCall(call: ToolCall, registry: ToolRegistry): Preflight
     effect: tool.effect,
     isGated: decideGated(tool.approval, problem === null ? parsedArguments : null),
     problem,
+    ...(tool.fingerprint === undefined ? {} : { toolFingerprint: tool.fingerprint }),
   };
 }
 

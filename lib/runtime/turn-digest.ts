@@ -55,9 +55,16 @@ function encodeCanonical(value: unknown, ancestors: Set<object>): string | undef
   return encoded;
 }
 
+/** What the digest covers of a call: a tool defined elsewhere adds the fingerprint of its definition. */
+export type DigestedCall = Pick<ToolCall, "id" | "name" | "arguments" | "batchIndex"> & {
+  toolFingerprint?: string;
+};
+
 /**
  * The turn digest: lowercase hex SHA-256 (Web Crypto) of
- * `canonicalJson(calls.map(c => ({ id, name, arguments, batchIndex })))`,
+ * `canonicalJson(calls.map(c => ({ id, name, arguments, batchIndex, toolFingerprint })))`
+ * (`toolFingerprint` only for a call of a tool defined elsewhere, such as an
+ * MCP server's: the approval is bound to the tool's definition too),
  * where `arguments` is the canonical JSON string of the parsed raw arguments
  * (so key order and whitespace in the model's text do not matter), or the raw
  * string unchanged when it does not parse as JSON. Order of `calls` matters.
@@ -67,14 +74,14 @@ function encodeCanonical(value: unknown, ancestors: Set<object>): string | undef
  * number spelling ("1.0" vs "1", or integers beyond 2^53 that round equal)
  * give the same digest — they are the same arguments to every tool.
  */
-export async function computeTurnDigest(
-  calls: ReadonlyArray<Pick<ToolCall, "id" | "name" | "arguments" | "batchIndex">>,
-): Promise<string> {
+export async function computeTurnDigest(calls: ReadonlyArray<DigestedCall>): Promise<string> {
   const canonicalCalls = calls.map((call) => ({
     id: call.id,
     name: call.name,
     arguments: canonicalizeRawArguments(call.arguments),
     batchIndex: call.batchIndex,
+    // Absent for the playground's own tools, so their digests are what they always were.
+    toolFingerprint: call.toolFingerprint,
   }));
   const bytes = new TextEncoder().encode(canonicalJson(canonicalCalls));
   const hash = await globalThis.crypto.subtle.digest("SHA-256", bytes);
@@ -85,9 +92,7 @@ export async function computeTurnDigest(
  * The digest of one call (a turn of that call alone): the audit keeps it for
  * a gate's arguments as shown and, when an approver changed them, as edited.
  */
-export function computeCallDigest(
-  call: Pick<ToolCall, "id" | "name" | "arguments" | "batchIndex">,
-): Promise<string> {
+export function computeCallDigest(call: DigestedCall): Promise<string> {
   return computeTurnDigest([call]);
 }
 

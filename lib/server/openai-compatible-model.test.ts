@@ -257,7 +257,7 @@ describe("a run driven by an OpenAI-compatible endpoint", () => {
     expect(text.endsWith("Be careful.")).toBe(true);
     // An endpoint without a key gets no Authorization header.
     expect(requests[0]?.headers.authorization).toBeUndefined();
-    expect(report.steps[0]?.completion?.preamble).toMatchObject({ version: 1 });
+    expect(report.steps[0]?.completion?.preamble).toMatchObject({ version: 2 });
     expect(text.startsWith(report.steps[0]?.completion?.preamble?.text ?? "?")).toBe(true);
   });
 

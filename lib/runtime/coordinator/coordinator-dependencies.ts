@@ -5,10 +5,10 @@ import type { ToolRegistry } from "../tools/tool-registry";
 /** What the coordinator needs from its host. */
 export interface CoordinatorDependencies {
   store: RunStore;
-  /** The environment a worker holding `claimToken` drives `run` with (model, tools, limits, …). */
-  createEnvironment(run: RunRecord, claimToken: string): RunEnvironment;
-  /** The tools of `run`'s scenario (edited arguments are checked with them). */
-  registryOf(run: RunRecord): ToolRegistry;
+  /** The environment a worker holding `claimToken` drives `run` with (model, tools as listed now, limits, …). */
+  createEnvironment(run: RunRecord, claimToken: string): Promise<RunEnvironment>;
+  /** The tools of `run`'s scenario, as listed now (edited arguments are checked with them). */
+  registryOf(run: RunRecord): Promise<ToolRegistry>;
   /** The clock approval deadlines are checked by (ms since the epoch). */
   now(): number;
   /** A fresh, unguessable claim token. */

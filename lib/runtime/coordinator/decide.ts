@@ -160,7 +160,7 @@ export async function checkDecision(
   if (isPastDeadline(pending, dependencies.now()))
     throw new ApprovalExpiredError(runId, pending.expiresAt, null);
   refuseSelfApproval(waiting, decision, dependencies);
-  return { waiting, edit: checkVariant(waiting, pending, decision, dependencies) };
+  return { waiting, edit: await checkVariant(waiting, pending, decision, dependencies) };
 }
 
 /**
@@ -223,12 +223,12 @@ function refuseSelfApproval(
  * arguments must pass the barrier tool's schema and preflight, exactly as the
  * model's would. Returns the edited barrier call, preflighted, or null.
  */
-function checkVariant(
+async function checkVariant(
   waiting: RunRecord,
   pending: PendingTurn,
   decision: Decision,
   dependencies: CoordinatorDependencies,
-): PreflightedCall | null {
+): Promise<PreflightedCall | null> {
   const edited = decision.editedArguments ?? null;
   if (!decision.approve && (edited !== null || decision.scope === "turn" || decision.alwaysAllow === true)) {
     const field = edited !== null ? "editedArguments" : decision.scope === "turn" ? "scope" : "alwaysAllow";
@@ -248,15 +248,17 @@ function checkVariant(
   } catch (error) {
     throw new InvalidDecisionError(waiting.id, "editedArguments", String(error), pending);
   }
-  const registry = dependencies.registryOf(waiting);
+  const registry = await dependencies.registryOf(waiting);
   const messages = registry.validateArguments(barrier.name, edited);
   if (messages.length > 0) {
     throw new InvalidDecisionError(waiting.id, "editedArguments", messages.join("; "), pending);
   }
-  const call = preflightCall({ ...barrier, arguments: text }, registry);
-  if (call.problem)
-    throw new InvalidDecisionError(waiting.id, "editedArguments", call.problem.message, pending);
-  return call;
+  const preflighted = preflightCall({ ...barrier, arguments: text }, registry);
+  if (preflighted.problem)
+    throw new InvalidDecisionError(waiting.id, "editedArguments", preflighted.problem.message, pending);
+  // Bound to the definition that was shown, not to whatever the tool's server lists now.
+  const { toolFingerprint: _listedNow, ...call } = preflighted;
+  return barrier.toolFingerprint ? { ...call, toolFingerprint: barrier.toolFingerprint } : call;
 }
 
 /** Gates 1 and 2, the audit and the announcement of a decision on a claimed run (SPEC §5 steps 4–7). */
@@ -345,7 +347,7 @@ async function applyDecision(
       ? { resumed: resumedEvent(state.stepIndex, { kind: "approve" }), batchIndex: barrier.batchIndex }
       : undefined,
   });
-  const environment = dependencies.createEnvironment(claimed, claimToken);
+  const environment = await dependencies.createEnvironment(claimed, claimToken);
   if (!audited) {
     if (decision.approve && declaresWrite(state.pending.calls, environment.registry)) {
       await release(dependencies, claim, new NotAuditableError(runId, state.pending));

@@ -131,6 +131,22 @@ const payloadSchemas = {
     audited: z.boolean(),
   }),
   /**
+   * An approved call was not sent: its tool's definition (an MCP server's)
+   * changed after the approval, so the approval no longer holds. The call
+   * settles `tool_changed` and the calls after it are invalidated;
+   * `voidedDecision` is the approval it voids, `audited` false when the
+   * audit could not store it (nothing was sent either way).
+   */
+  approval_voided: z.object({
+    stepIndex,
+    batchIndex,
+    toolName: z.string(),
+    decisionId: z.string(),
+    voidedDecision: z.string().nullable(),
+    reason: z.string(),
+    audited: z.boolean(),
+  }),
+  /**
    * A worker took over a run whose worker was gone (its lease ran out), and
    * went on from what was stored: `by` names the instance, `from` the step and
    * segment it picked up at (null between steps). `reissuedCompletion` is true
@@ -181,6 +197,7 @@ export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
   tool_allowance_revoked: 1,
   approval_expiring: 1,
   approval_expired: 1,
+  approval_voided: 1,
   run_recovered: 1,
   run_finished: 1,
 };

@@ -3,7 +3,7 @@ import { readPendingTurn } from "../coordinator/claim-waiting-run";
 import type { CoordinatorDependencies } from "../coordinator/coordinator-dependencies";
 import { checkDecision, type Decision, startDecision } from "../coordinator/decide";
 import { expireWait } from "../coordinator/expire-wait";
-import { RuntimeError } from "../errors";
+import { RuntimeError, ToolServerUnavailableError } from "../errors";
 import type { Model, TranscriptEntry } from "../model/model";
 import { describeFirstIssue, UnreadableRunError } from "../run/persisted-schemas";
 import { recoverRun } from "../run/recover-run";
@@ -13,7 +13,8 @@ import type { RunRecord, RunStore } from "../run/run-store";
 import type { RunTelemetry } from "../run/run-telemetry";
 import type { RunStatus } from "../run/run-types";
 import { type Scenario, scenarioSchema } from "../scenario/scenario-schema";
-import { createToolRegistry } from "../tools/tool-registry";
+import type { ToolDefinition } from "../tools/tool-definition";
+import { createToolRegistry, type ToolRegistry } from "../tools/tool-registry";
 import { normalizeWorkspacePath, type ToolContext } from "../tools/workspace";
 import { inSpan, runTraceContext } from "../tracing";
 import { DEFAULT_LIMITS, type Limits } from "../types";
@@ -47,6 +48,15 @@ export interface RunHostOptions {
   deadlineTimers?: boolean;
   /** Where completions and tool calls are counted and timed (metrics). */
   telemetry?: RunTelemetry;
+  /**
+   * The tools a scenario enables that are defined elsewhere (its MCP
+   * servers'), listed afresh for each worker that drives a run: at its
+   * start, at each decision, cancel, expiry and recovery. `problems` names
+   * servers that could not be listed: a run does not start with any, and a
+   * run that resumes goes on without their tools (their pending calls are
+   * then not sent).
+   */
+  prepareTools?(scenario: Scenario): Promise<{ definitions: ToolDefinition[]; problems: string[] }>;
   log?(message: string, detail?: Record<string, unknown>): void;
 }
 
@@ -95,14 +105,38 @@ export function createRunHost(options: RunHostOptions) {
     return scenario;
   }
 
-  function createEnvironment(run: RunRecord, claimToken: string): RunEnvironment {
+  /** The scenario's tools: the built-ins, its own, and those of its servers as they are listed now. */
+  async function listTools(scenario: Scenario) {
+    const prepared = options.prepareTools
+      ? await options.prepareTools(scenario)
+      : { definitions: [], problems: [] };
+    const registry = createToolRegistry({
+      definitions: prepared.definitions,
+      tools: scenario.tools,
+      approvals: scenario.approvals,
+    });
+    return { registry, problems: prepared.problems };
+  }
+
+  async function registryOf(run: RunRecord): Promise<ToolRegistry> {
+    const { registry, problems } = await listTools(scenarioOf(run));
+    if (problems.length > 0)
+      options.log?.("a run's tool servers could not all be listed", { runId: run.id, problems });
+    return registry;
+  }
+
+  async function createEnvironment(
+    run: RunRecord,
+    claimToken: string,
+    listed?: ToolRegistry,
+  ): Promise<RunEnvironment> {
     const scenario = scenarioOf(run);
     return {
       runId: run.id,
       claimToken,
       store,
       model: options.createModel(scenario),
-      registry: createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals }),
+      registry: listed ?? (await registryOf(run)),
       allowances: { current: run.allowedTools },
       limits: run.limits,
       approvalTimeoutSeconds: scenario.approvalTimeoutSeconds ?? null,
@@ -119,11 +153,8 @@ export function createRunHost(options: RunHostOptions) {
 
   const coordinator: CoordinatorDependencies & { abortInProcess(runId: string): void } = {
     store,
-    createEnvironment,
-    registryOf: (run) => {
-      const scenario = scenarioOf(run);
-      return createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals });
-    },
+    createEnvironment: (run, claimToken) => createEnvironment(run, claimToken),
+    registryOf,
     now,
     createClaimToken: () => crypto.randomUUID(),
     leaseMs: options.leaseMs,
@@ -211,7 +242,7 @@ export function createRunHost(options: RunHostOptions) {
     let scenario: Scenario;
     try {
       scenario = scenarioOf(run);
-      environment = createEnvironment(run, claimToken);
+      environment = await createEnvironment(run, claimToken);
     } catch (error) {
       const runError = RuntimeError.isInstance(error)
         ? { code: error.code, message: error.message }
@@ -245,6 +276,9 @@ export function createRunHost(options: RunHostOptions) {
 
   async function startRun(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
     options.checkScenario?.(scenario);
+    // Listed before anything is stored: a run never starts without the tools its scenario enables.
+    const { registry, problems } = await listTools(scenario);
+    if (problems.length > 0) throw new ToolServerUnavailableError(problems);
     const limits: Limits = { ...DEFAULT_LIMITS, ...scenario.limits };
     const runId = crypto.randomUUID();
     const claimToken = crypto.randomUUID();
@@ -264,7 +298,7 @@ export function createRunHost(options: RunHostOptions) {
     });
     const run = await store.getRun(runId);
     if (!run) throw new Error(`run ${runId} vanished after it was stored`);
-    const settled = driveRun(createEnvironment(run, claimToken), {
+    const settled = driveRun(await createEnvironment(run, claimToken, registry), {
       transcript: initialTranscriptOf(scenario),
       modelCalls: 0,
       nextStepIndex: 0,

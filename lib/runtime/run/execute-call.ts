@@ -2,10 +2,11 @@ import { isWriteEffect } from "../declares-write";
 import { RuntimeError, ToolError } from "../errors";
 import type { RunEvent } from "../events/run-events";
 import type { PreflightedCall } from "../preflight";
+import type { ToolDefinition } from "../tools/tool-definition";
 import { inSpan } from "../tracing";
 import type { RunEnvironment } from "./run-environment";
 import { LostClaimError } from "./run-errors";
-import type { CallOutcome } from "./run-types";
+import type { CallOutcome, RunError } from "./run-types";
 
 /** A tool ran but its record could not be stored: the run must not go on as if audited. */
 export class StepAuditError extends RuntimeError {
@@ -151,6 +152,10 @@ async function runTool(
   signal: AbortSignal,
 ): Promise<CallOutcome> {
   const tool = environment.registry.get(call.name);
+  if (call.toolFingerprint !== undefined) {
+    const changed = await checkToolDefinition(tool, call, signal);
+    if (changed) return { status: "error", result: null, error: changed };
+  }
   if (!tool || !call.parsedArguments) {
     // Unreachable for a planned call; kept so a bad plan fails one call, not the run.
     return {
@@ -185,4 +190,37 @@ async function runTool(
       },
     };
   }
+}
+
+/** The error code of a call that was not sent because its tool's definition changed after it was planned or approved. */
+export const TOOL_CHANGED = "tool_changed";
+
+/**
+ * A call of a tool defined elsewhere is sent only if the tool's definition,
+ * read afresh right before, is still the one the call was planned and
+ * approved with (its fingerprint). Otherwise it is not sent, and this says
+ * why; the caller settles it `tool_changed`. Null when it may be sent.
+ */
+async function checkToolDefinition(
+  tool: ToolDefinition | undefined,
+  call: PreflightedCall,
+  signal: AbortSignal,
+): Promise<RunError | null> {
+  const changed = (now: string) => ({
+    code: TOOL_CHANGED,
+    message: `${call.name} was not sent: ${now}. Its approval and plan were bound to the definition that was shown (fingerprint ${call.toolFingerprint?.slice(0, 12)}…).`,
+  });
+  if (!tool) return changed("its tool is no longer offered");
+  let current: string | null;
+  try {
+    current = tool.currentFingerprint ? await tool.currentFingerprint(signal) : (tool.fingerprint ?? null);
+  } catch (error) {
+    // Not knowing the definition is not the same as knowing it unchanged: fail closed.
+    const why = ToolError.isInstance(error) ? error.message : "its definition could not be read again";
+    return changed(why.replace(/\.$/, ""));
+  }
+  if (current === null) return changed("its server no longer lists it");
+  if (current !== call.toolFingerprint)
+    return changed(`its server changed its definition (fingerprint now ${current.slice(0, 12)}…)`);
+  return null;
 }

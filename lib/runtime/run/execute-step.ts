@@ -1,13 +1,14 @@
 import { RuntimeError } from "../errors";
 import type { RunEvent, RunEventOf } from "../events/run-events";
 import type { PreflightedCall } from "../preflight";
+import type { ToolRegistry } from "../tools/tool-registry";
 import { inSpan } from "../tracing";
-import { computeTurnDigest } from "../turn-digest";
-import { createSettleBatcher, executeCall, runStartedCall } from "./execute-call";
+import { computeCallDigest, computeTurnDigest } from "../turn-digest";
+import { createSettleBatcher, executeCall, runStartedCall, TOOL_CHANGED } from "./execute-call";
 import type { RunEnvironment } from "./run-environment";
 import { LostClaimError } from "./run-errors";
 import type { ApprovalRecord } from "./run-store";
-import type { CallOutcome, PendingTurn, RunError } from "./run-types";
+import type { CallOutcome, PendingTurn, RunError, ShownToolDefinition } from "./run-types";
 import { type StepProgress, SUSPENDED_STATE_VERSION } from "./suspended-state";
 import { automaticApprovals } from "./tool-allowances";
 
@@ -155,14 +156,50 @@ export function unexecutedCalls(progress: StepProgress): number[] {
     .filter((batchIndex) => !(String(batchIndex) in progress.outcomes));
 }
 
-/** The pending turn at the barrier `progress.nextSegment`: the barrier, then every retained call. */
-export async function buildPendingTurn(progress: StepProgress): Promise<PendingTurn> {
+/**
+ * The pending turn at the barrier `progress.nextSegment`: the barrier, then
+ * every retained call; with the definitions of the tools defined elsewhere
+ * whose fingerprints its calls carry (as `registry` lists them), for the
+ * approver.
+ */
+export async function buildPendingTurn(
+  progress: StepProgress,
+  registry?: ToolRegistry,
+): Promise<PendingTurn> {
   const calls = unexecutedCalls(progress).map((batchIndex) => {
     const call = progress.calls[batchIndex];
     if (!call) throw new Error(`pending batchIndex ${batchIndex} is not a call of the step`);
-    return { id: call.id, name: call.name, arguments: call.arguments, batchIndex };
+    const { id, name, arguments: text, toolFingerprint } = call;
+    return { id, name, arguments: text, batchIndex, ...(toolFingerprint ? { toolFingerprint } : {}) };
   });
-  return { turnDigest: await computeTurnDigest(calls), calls, gates: gatesOf(progress) };
+  const tools = registry ? shownDefinitions(calls, registry) : [];
+  return {
+    turnDigest: await computeTurnDigest(calls),
+    calls,
+    gates: gatesOf(progress),
+    ...(tools.length > 0 ? { tools } : {}),
+  };
+}
+
+/** Each fingerprinted tool of `calls` once, as it is defined now, if that is the definition the calls carry. */
+function shownDefinitions(
+  calls: ReadonlyArray<{ name: string; toolFingerprint?: string }>,
+  registry: ToolRegistry,
+): ShownToolDefinition[] {
+  const shown = new Map<string, ShownToolDefinition>();
+  for (const { name, toolFingerprint } of calls) {
+    const tool = registry.get(name);
+    if (!toolFingerprint || shown.has(name) || !tool?.origin || tool.fingerprint !== toolFingerprint)
+      continue;
+    shown.set(name, {
+      name,
+      fingerprint: toolFingerprint,
+      description: tool.description,
+      inputSchema: tool.parameters,
+      origin: tool.origin,
+    });
+  }
+  return [...shown.values()];
 }
 
 async function suspendAtBarrier(environment: RunEnvironment, progress: StepProgress): Promise<void> {
@@ -171,7 +208,7 @@ async function suspendAtBarrier(environment: RunEnvironment, progress: StepProgr
     (barrier && environment.registry.get(barrier.name)?.approvalTimeoutSeconds) ??
     environment.approvalTimeoutSeconds;
   const pending = {
-    ...(await buildPendingTurn(progress)),
+    ...(await buildPendingTurn(progress, environment.registry)),
     ...(timeoutSeconds
       ? { expiresAt: new Date(environment.now() + timeoutSeconds * 1_000).toISOString() }
       : {}),
@@ -319,8 +356,72 @@ async function runApprovedBarrier(
     outcomes: { ...progress.outcomes, [barrier.batchIndex]: outcome },
   };
   if (outcome.status === "ok") return after;
+  if (outcome.error?.code === TOOL_CHANGED) {
+    await voidApproval(environment, progress, barrier, outcome.error.message);
+    return invalidateRemaining(environment, after, {
+      code: TOOL_CHANGED,
+      message: `the definition of ${barrier.name} changed after its approval`,
+    });
+  }
   return invalidateRemaining(environment, after, {
     code: "gated_call_failed",
     message: `the approval-gated call ${barrier.name} (batchIndex ${barrier.batchIndex}) failed`,
   });
+}
+
+/**
+ * Records in the audit that an approval no longer holds: the approved call's
+ * tool changed its definition before the call was sent (it was not sent). A
+ * row of kind `voided` names the approval it voids; `approval_voided`
+ * announces it in the same write. An audit that cannot store it changes
+ * nothing more: nothing was sent, and the event still says why.
+ */
+async function voidApproval(
+  environment: RunEnvironment,
+  progress: StepProgress,
+  barrier: PreflightedCall,
+  why: string,
+): Promise<void> {
+  const { runId, store, claimToken } = environment;
+  const approval = (await store.listApprovals(runId))
+    .filter((row) => row.callId === barrier.id && row.approve && row.kind !== "voided")
+    .at(-1);
+  const decisionId = crypto.randomUUID();
+  const event = (audited: boolean) => ({
+    type: "approval_voided" as const,
+    payload: {
+      stepIndex: progress.stepIndex,
+      batchIndex: barrier.batchIndex,
+      toolName: barrier.name,
+      decisionId,
+      voidedDecision: approval?.decisionId ?? null,
+      reason: why,
+      audited,
+    },
+  });
+  const audited = await store.recordApproval(
+    [
+      {
+        runId,
+        turnDigest: approval?.turnDigest ?? (await computeCallDigest(barrier)),
+        approve: false,
+        actor: "tool-playground",
+        actorId: null,
+        reason: why,
+        decisionId,
+        kind: "voided",
+        grantedBy: approval?.decisionId ?? null,
+        scope: "gate",
+        batchIndex: barrier.batchIndex,
+        callId: barrier.id,
+        toolName: barrier.name,
+        arguments: barrier.arguments,
+        argumentsDigest: await computeCallDigest(barrier),
+        editedArguments: null,
+        editedDigest: null,
+      },
+    ],
+    { claimToken, event: event(true) },
+  );
+  if (!audited) await store.appendEvent(runId, claimToken, event(false));
 }

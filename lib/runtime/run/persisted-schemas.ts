@@ -21,6 +21,7 @@ import {
   type CallOutcome,
   type PendingTurn,
   type RunError,
+  type ShownToolDefinition,
   type StepMetrics,
 } from "./run-types";
 
@@ -75,6 +76,8 @@ export const callOutcomeSchema = z.object({
   error: runErrorSchema.nullable(),
 }) satisfies z.ZodType<CallOutcome>;
 
+const fingerprintSchema = z.string().regex(/^[0-9a-f]{64}$/);
+
 export const toolCallSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -95,6 +98,7 @@ export const preflightedCallSchema = z.object({
   allowedBy: z
     .object({ decisionId: z.string(), actor: z.string(), actorId: z.string().nullable() })
     .optional(),
+  toolFingerprint: fingerprintSchema.optional(),
 }) satisfies z.ZodType<PreflightedCall>;
 
 export const transcriptEntrySchema = z.discriminatedUnion("role", [
@@ -118,9 +122,26 @@ export const transcriptEntrySchema = z.discriminatedUnion("role", [
   z.object({ role: z.literal("repair_notice"), text: z.string() }),
 ]) satisfies z.ZodType<TranscriptEntry>;
 
+const shownToolDefinitionSchema = z.object({
+  name: z.string(),
+  fingerprint: fingerprintSchema,
+  description: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  origin: z.object({
+    kind: z.literal("mcp"),
+    server: z.string(),
+    trust: z.enum(["trusted", "untrusted"]),
+    serverToolName: z.string(),
+    annotations: z.record(z.string(), z.unknown()).nullable(),
+    outputSchema: z.unknown(),
+    basis: z.string(),
+  }),
+}) satisfies z.ZodType<ShownToolDefinition>;
+
 export const pendingTurnSchema = z.object({
   turnDigest: z.string().regex(/^[0-9a-f]{64}$/),
-  calls: z.array(toolCallSchema).min(1),
+  calls: z.array(toolCallSchema.extend({ toolFingerprint: fingerprintSchema.optional() })).min(1),
+  tools: z.array(shownToolDefinitionSchema).optional(),
   gates: z.array(z.number().int().min(0)).optional(),
   expiresAt: z.string().optional(),
 }) satisfies z.ZodType<PendingTurn>;

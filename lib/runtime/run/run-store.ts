@@ -69,9 +69,13 @@ export interface ApprovalRecord {
   reason: string | null;
   /** Shared by every row one decision wrote. */
   decisionId: string;
-  /** A person's (or a scenario's) `decision`; an `expiry` of the wait; an `automatic` approval under a grant. */
+  /**
+   * A person's (or a scenario's) `decision`; an `expiry` of the wait; an
+   * `automatic` approval under a grant; an approval `voided` because its
+   * tool's definition changed before the call was sent.
+   */
   kind: (typeof APPROVAL_KINDS)[number];
-  /** For an automatic approval: the decision that granted it. */
+  /** For an automatic approval: the decision that granted it; for a voided one: the approval it voids. */
   grantedBy: string | null;
   /** `gate`: the barrier alone; `turn`: every gate of the pending turn, in order. */
   scope: "gate" | "turn";
@@ -87,7 +91,7 @@ export interface ApprovalRecord {
   editedDigest: string | null;
 }
 
-export const APPROVAL_KINDS = ["decision", "expiry", "automatic"] as const;
+export const APPROVAL_KINDS = ["decision", "expiry", "automatic", "voided"] as const;
 
 /** A stored audit row's kind, checked: an unknown one is a damaged row, never guessed at. */
 export function decodeApprovalKind(stored: string): ApprovalRecord["kind"] {
@@ -264,7 +268,7 @@ export interface RunStore {
     records: readonly ApprovalRecord[],
     announce: {
       claimToken: string;
-      event: RunEventOf<"approval_decided"> | RunEventOf<"approval_expired">;
+      event: RunEventOf<"approval_decided"> | RunEventOf<"approval_expired"> | RunEventOf<"approval_voided">;
       startBarrier?: { resumed: RunEventOf<"run_resumed">; batchIndex: number };
     },
   ): Promise<boolean>;

@@ -1,3 +1,5 @@
+import type { ToolOrigin } from "../tools/tool-definition";
+
 /** Statuses of a run (SPEC §6). */
 export const RUN_STATUSES = ["RUNNING", "WAITING_FOR_APPROVAL", "COMPLETED", "FAILED", "CANCELLED"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -34,7 +36,17 @@ export interface CallOutcome {
 /** The calls an operator decides on: the barrier first, then the retained calls, in order. */
 export interface PendingTurn {
   turnDigest: string;
-  calls: Array<{ id: string; name: string; arguments: string; batchIndex: number }>;
+  /**
+   * A call of a tool defined elsewhere carries the fingerprint of the
+   * definition it was planned (and is shown) with; the digest covers it.
+   */
+  calls: Array<{ id: string; name: string; arguments: string; batchIndex: number; toolFingerprint?: string }>;
+  /**
+   * The definitions of those tools as they were listed, for the approver:
+   * exactly what each fingerprint hashes. Not part of the digest (the
+   * fingerprints are); absent when no call has a fingerprint.
+   */
+  tools?: ShownToolDefinition[];
   /**
    * The batchIndexes of the turn's gates (approval-gated calls), in order: the
    * barrier first. Absent from turns stored before gates were listed, where
@@ -58,4 +70,14 @@ export interface StepMetrics {
   retainedCount: number;
   invalidatedCount: number;
   repairReason: string | null;
+}
+
+/** A tool defined elsewhere, as an approver is shown it: what its fingerprint covers, and where it comes from. */
+export interface ShownToolDefinition {
+  name: string;
+  fingerprint: string;
+  /** Untrusted text from the tool's server. */
+  description: string;
+  inputSchema: Record<string, unknown>;
+  origin: ToolOrigin;
 }

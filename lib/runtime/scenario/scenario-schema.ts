@@ -124,6 +124,15 @@ export const scenarioSchema = z
      * batch is cut after its gated call, the rest regenerated after the decision.
      */
     executionPolicy: z.enum(["barriers", "legacy"]).default("barriers"),
+    /**
+     * The operator's MCP servers whose tools the run may use, by id (their
+     * names are `<id>__<tool>`). The server says which ids exist.
+     */
+    mcpServers: z
+      .array(z.string().regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, "must be a configured MCP server's id"))
+      .max(16)
+      .refine((ids) => new Set(ids).size === ids.length, "names a server more than once")
+      .optional(),
     /** `requireDistinctApprover`: whoever started the run may not approve its gated calls. */
     policy: z.object({ requireDistinctApprover: z.boolean().optional() }).strict().optional(),
   })

@@ -30,6 +30,8 @@ export function createMemoryRunHost(
     /** The model a scenario names; by default the scripted one (and none other). */
     createModel?: RunHostOptions["createModel"];
     checkScenario?: RunHostOptions["checkScenario"];
+    /** Tools defined elsewhere (say, a stand-in for an MCP server's), listed for each worker. */
+    prepareTools?: RunHostOptions["prepareTools"];
     /** Puts a decorator around every run's model: to record what it is asked, or make it hang. */
     wrapModel?(model: Model): Model;
     log?: RunHostOptions["log"];
@@ -69,6 +71,7 @@ export function createMemoryRunHost(
     requireDistinctApprover: options.requireDistinctApprover,
     instanceId: options.instanceId,
     checkScenario: options.checkScenario,
+    prepareTools: options.prepareTools,
     log: options.log,
     now: options.now,
     deadlineTimers: options.deadlineTimers,

@@ -40,5 +40,31 @@ export interface ToolDefinition {
   approval: ApprovalPolicy;
   /** How long a wait for a decision on one of its calls lasts before it expires; none when unset. */
   approvalTimeoutSeconds?: number;
+  /**
+   * A tool defined outside the playground (an MCP server's) has a
+   * fingerprint: a hash of its definition as it was listed for this worker.
+   * Each call records it when planned, the turn digest covers it, and the
+   * call is sent only if the definition is still the same right before.
+   */
+  fingerprint?: string;
+  /** Reads the definition afresh, right before a call is sent: its fingerprint now, or null when the tool is gone. */
+  currentFingerprint?(signal: AbortSignal): Promise<string | null>;
+  /** Where a tool defined elsewhere comes from, shown to the approver with its definition. */
+  origin?: ToolOrigin;
   execute(args: Record<string, unknown>, context: ToolContext): Promise<unknown>;
+}
+
+/** Where a tool defined outside the playground comes from: an MCP server the operator configured. */
+export interface ToolOrigin {
+  kind: "mcp";
+  /** The server's id (its tools' name prefix). */
+  server: string;
+  trust: "trusted" | "untrusted";
+  /** The tool's own name on the server. */
+  serverToolName: string;
+  /** The server's annotations (hints it gives about itself), as listed. */
+  annotations: Record<string, unknown> | null;
+  outputSchema: unknown;
+  /** How the playground classified it, in words. */
+  basis: string;
 }

@@ -141,6 +141,13 @@ function applyApprovalOverrides(
         `approval override for ${JSON.stringify(name)} must be "always" or "never", got ${JSON.stringify(approval)}`,
       );
     }
+    if (tool.origin && approval === "never") {
+      // Only the operator, who configured the tool's server, says which of its tools may skip approval.
+      throw new ToolConfigurationError(
+        name,
+        `approval override for ${JSON.stringify(name)} cannot be "never": it is a tool of the MCP server "${tool.origin.server}", whose approvals only the operator sets`,
+      );
+    }
     // A copy: built-in definitions are shared by every registry.
     tools.set(name, Object.freeze({ ...tool, approval }));
   }

@@ -58,14 +58,15 @@ export interface RunReport {
     actorId: string | null;
     /** A denial's reply to the model. */
     reason: string | null;
-    /** `expired`: nobody decided in time (never a denial). */
-    outcome: "executed" | "denied" | "expired";
+    /** `expired`: nobody decided in time (never a denial); `voided`: an approval that stopped holding. */
+    outcome: "executed" | "denied" | "expired" | "voided";
     /** False for a decision the audit could not store (one that executed no write). */
     audited: boolean;
     decidedAt: string;
     /** Shared by the rows of one decision (approving every gate of a turn gives a row per gate). */
     decisionId: string | null;
-    kind: "decision" | "expiry" | "automatic";
+    /** `voided`: the approval it names (`grantedBy`) no longer held, since its tool's definition changed. */
+    kind: "decision" | "expiry" | "automatic" | "voided";
     /** `turn`: this row is one gate of a decision on every gate of the turn. */
     scope: "gate" | "turn";
     /** The gate decided (null on rows from before gates were recorded). */
@@ -92,7 +93,14 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
     actor: approval.actor,
     actorId: approval.actorId,
     reason: approval.reason,
-    outcome: approval.kind === "expiry" ? "expired" : approval.approve ? "executed" : "denied",
+    outcome:
+      approval.kind === "expiry"
+        ? "expired"
+        : approval.kind === "voided"
+          ? "voided"
+          : approval.approve
+            ? "executed"
+            : "denied",
     audited: true,
     decidedAt: approval.decidedAt,
     decisionId: approval.decisionId,
@@ -126,6 +134,7 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
           calls: view.pending.calls,
           gates: view.pending.gates,
           ...(view.pending.expiresAt ? { expiresAt: view.pending.expiresAt } : {}),
+          ...(view.pending.tools ? { tools: view.pending.tools } : {}),
         }
       : null,
     steps: view.steps.map((step) => ({

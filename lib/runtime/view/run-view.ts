@@ -58,8 +58,12 @@ export interface PendingTurnView extends PendingTurn {
 }
 
 export interface DecisionView {
-  /** A person's (or a scenario's) decision, or the wait's expiry: nobody decided in time. */
-  kind: "decision" | "expiry";
+  /**
+   * A person's (or a scenario's) decision; the wait's expiry (nobody decided
+   * in time); or an approval voided because its tool's definition changed
+   * before the call was sent.
+   */
+  kind: "decision" | "expiry" | "voided";
   seq: number;
   stepIndex: number;
   turnDigest: string;
@@ -68,7 +72,7 @@ export interface DecisionView {
   actorId: string | null;
   /** A denial's reply to the model. */
   reason: string | null;
-  outcome: "executed" | "denied" | "expired";
+  outcome: "executed" | "denied" | "expired" | "voided";
   audited: boolean;
   decisionId: string | null;
   /** `turn`: the decision approved every gate of the pending turn. */
@@ -221,6 +225,7 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
         gates: gates ?? [calls[0]?.batchIndex ?? 0],
         isExpiring: false,
         ...(event.payload.expiresAt ? { expiresAt: event.payload.expiresAt } : {}),
+        ...(event.payload.tools ? { tools: event.payload.tools } : {}),
       };
       return { ...view, status: "WAITING_FOR_APPROVAL", pending };
     }
@@ -277,6 +282,29 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
         allowTool: null,
       };
       return { ...view, decisions: [...view.decisions, expiry] };
+    }
+    case "approval_voided": {
+      const { stepIndex, batchIndex, decisionId, reason, audited } = event.payload;
+      const voided: DecisionView = {
+        kind: "voided",
+        seq: event.seq,
+        at: event.at,
+        stepIndex,
+        turnDigest:
+          view.decisions.findLast((decision) => decision.gates.includes(batchIndex))?.turnDigest ?? "",
+        approve: false,
+        actor: "tool-playground",
+        actorId: null,
+        reason,
+        outcome: "voided",
+        audited,
+        decisionId,
+        scope: "gate",
+        gates: [batchIndex],
+        editedArguments: null,
+        allowTool: null,
+      };
+      return { ...view, decisions: [...view.decisions, voided] };
     }
     case "tool_allowance_revoked": {
       const { [event.payload.toolName]: _, ...allowedTools } = view.allowedTools;

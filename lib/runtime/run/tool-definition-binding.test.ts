@@ -1,0 +1,178 @@
+import { describe, expect, it } from "vitest";
+import { createMemoryRunHost } from "../testing/memory-run-host";
+import { buildScenario } from "../testing/scenario-harness";
+import type { ToolDefinition } from "../tools/tool-definition";
+import { computeTurnDigest } from "../turn-digest";
+import { TOOL_CHANGED } from "./execute-call";
+
+const fingerprint = (letter: string) => letter.repeat(64);
+
+/**
+ * A stand-in for an MCP server: a gated write and a read, whose definitions
+ * (fingerprints) the test changes at will, and a record of every call sent.
+ */
+function remoteServer() {
+  const state = { writeFingerprint: fingerprint("a"), listed: true, sent: [] as string[] };
+  const origin = (serverToolName: string) => ({
+    kind: "mcp" as const,
+    server: "srv",
+    trust: "trusted" as const,
+    serverToolName,
+    annotations: null,
+    outputSchema: null,
+    basis: "test",
+  });
+  const definitions = (): ToolDefinition[] => [
+    {
+      name: "srv__write",
+      description: `Writes (definition ${state.writeFingerprint.slice(0, 1)})`,
+      parameters: { type: "object", properties: { text: { type: "string" } } },
+      resourceClass: "write",
+      effect: "NON_IDEMPOTENT_WRITE",
+      approval: "always",
+      fingerprint: state.writeFingerprint,
+      origin: origin("write"),
+      currentFingerprint: async () => (state.listed ? state.writeFingerprint : null),
+      execute: async (args) => {
+        state.sent.push(`write ${JSON.stringify(args)}`);
+        return { ok: true };
+      },
+    },
+    {
+      name: "srv__read",
+      description: "Reads",
+      parameters: { type: "object" },
+      resourceClass: "pure_read",
+      effect: "READ",
+      approval: "never",
+      fingerprint: fingerprint("e"),
+      origin: origin("read"),
+      currentFingerprint: async () => fingerprint("e"),
+      execute: async () => {
+        state.sent.push("read");
+        return { value: 1 };
+      },
+    },
+  ];
+  const host = createMemoryRunHost({
+    prepareTools: async () => ({ definitions: state.listed ? definitions() : [], problems: [] }),
+  });
+  return { state, host };
+}
+
+const scenario = buildScenario({
+  name: "remote tools",
+  mcpServers: ["srv"],
+  model: {
+    kind: "scripted",
+    turns: [
+      {
+        calls: [
+          { id: "w", name: "srv__write", arguments: { text: "hello" } },
+          { id: "r", name: "srv__read", arguments: {} },
+        ],
+      },
+      { calls: [{ name: "finish", arguments: { summary: "done" } }] },
+    ],
+  },
+});
+
+async function waitingRun(server: ReturnType<typeof remoteServer>) {
+  const { runId, settled } = await server.host.startRun(scenario);
+  expect(await settled).toBe("WAITING_FOR_APPROVAL");
+  const view = await server.host.loadView(runId);
+  if (!view?.pending) throw new Error("the run is not waiting");
+  return { runId, pending: view.pending };
+}
+
+describe("an approval is bound to the definition of the tool that was shown", () => {
+  it("puts each call's tool fingerprint in the pending turn and its digest, with the definition shown", async () => {
+    const server = remoteServer();
+    const { pending } = await waitingRun(server);
+    expect(pending.calls.map((call) => call.toolFingerprint)).toEqual([fingerprint("a"), fingerprint("e")]);
+    expect(pending.tools?.map((tool) => [tool.name, tool.fingerprint, tool.description])).toEqual([
+      ["srv__write", fingerprint("a"), "Writes (definition a)"],
+      ["srv__read", fingerprint("e"), "Reads"],
+    ]);
+    const withoutFingerprints = pending.calls.map(({ toolFingerprint: _, ...call }) => call);
+    expect(pending.turnDigest).toBe(await computeTurnDigest(pending.calls));
+    expect(pending.turnDigest).not.toBe(await computeTurnDigest(withoutFingerprints));
+  });
+
+  it("runs the approved call when the definition is unchanged", async () => {
+    const server = remoteServer();
+    const { runId, pending } = await waitingRun(server);
+    const decided = await server.host.decide(runId, {
+      approve: true,
+      turnDigest: pending.turnDigest,
+      actor: "alice",
+    });
+    expect(decided.status).toBe("COMPLETED");
+    expect(server.state.sent).toEqual(['write {"text":"hello"}', "read"]);
+  });
+
+  it("never sends a call whose tool changed after the approval: tool_changed, the rest invalidated, the approval voided in the audit", async () => {
+    const server = remoteServer();
+    const { runId, pending } = await waitingRun(server);
+    // The server changes the tool's description after the person saw it ("rug pull").
+    server.state.writeFingerprint = fingerprint("b");
+    const decided = await server.host.decide(runId, {
+      approve: true,
+      turnDigest: pending.turnDigest,
+      actor: "alice",
+    });
+    expect(decided.status).toBe("COMPLETED");
+    expect(server.state.sent).toEqual([]);
+
+    const report = await server.host.getReport(runId);
+    const [write, read] = report?.steps[0]?.calls ?? [];
+    expect(write).toMatchObject({ status: "error", error: { code: TOOL_CHANGED } });
+    expect(write?.error?.message).toMatch(/changed its definition/);
+    expect(read).toMatchObject({ status: "invalidated" });
+    const approvals = await server.host.store.listApprovals(runId);
+    const voided = approvals.find((row) => row.kind === "voided");
+    expect(voided).toMatchObject({
+      approve: false,
+      toolName: "srv__write",
+      grantedBy: approvals.find((row) => row.kind === "decision")?.decisionId,
+      reason: expect.stringMatching(/changed its definition/),
+    });
+    const view = await server.host.loadView(runId);
+    expect(view?.decisions.map((decision) => decision.outcome)).toEqual(["executed", "voided"]);
+  });
+
+  it("holds an edited approval to the definition that was shown, not the one listed at the decision", async () => {
+    const server = remoteServer();
+    const { runId, pending } = await waitingRun(server);
+    server.state.writeFingerprint = fingerprint("c");
+    await server.host.decide(runId, {
+      approve: true,
+      turnDigest: pending.turnDigest,
+      actor: "alice",
+      editedArguments: { text: "edited" },
+    });
+    expect(server.state.sent).toEqual([]);
+    const report = await server.host.getReport(runId);
+    expect(report?.steps[0]?.calls[0]).toMatchObject({ error: { code: TOOL_CHANGED } });
+  });
+
+  it("does not send a call whose tool its server no longer lists", async () => {
+    const server = remoteServer();
+    const { runId, pending } = await waitingRun(server);
+    server.state.listed = false;
+    await server.host.decide(runId, { approve: true, turnDigest: pending.turnDigest, actor: "alice" });
+    expect(server.state.sent).toEqual([]);
+    const report = await server.host.getReport(runId);
+    expect(report?.steps[0]?.calls[0]?.error?.message).toMatch(/no longer offered/);
+  });
+
+  it("refuses a digest computed without the fingerprints", async () => {
+    const server = remoteServer();
+    const { runId, pending } = await waitingRun(server);
+    const stripped = await computeTurnDigest(pending.calls.map(({ toolFingerprint: _, ...call }) => call));
+    await expect(
+      server.host.decide(runId, { approve: true, turnDigest: stripped, actor: "alice" }),
+    ).rejects.toMatchObject({ code: "stale_turn" });
+    expect(server.state.sent).toEqual([]);
+  });
+});
