@@ -7,6 +7,7 @@ import { useCan } from "../auth/viewer-context";
 import { DenyForm } from "../decisions/deny-form";
 import { describeActionError } from "../decisions/describe-action-error";
 import { ExpiryCountdown } from "../decisions/expiry-countdown";
+import { ShownToolDefinitionNote, shownDefinitionOf } from "../decisions/shown-tool-definition";
 import { type DecideInput, useDecideTurn } from "../decisions/use-decide-turn";
 import { formatDuration } from "../ui/format-duration";
 
@@ -132,6 +133,7 @@ export function InboxRow({
         <ol className="inbox-calls" aria-label="Pending calls">
           {pending.calls.map((call) => {
             const gate = gates.indexOf(call.batchIndex);
+            const shown = shownDefinitionOf(pending, call);
             return (
               <li key={call.batchIndex}>
                 <span className="call-name">{call.name}</span>
@@ -141,6 +143,7 @@ export function InboxRow({
                   </span>
                 )}{" "}
                 <code className="inline-args">{abbreviate(call.arguments)}</code>
+                {gate === 0 && shown && <ShownToolDefinitionNote tool={shown} />}
               </li>
             );
           })}

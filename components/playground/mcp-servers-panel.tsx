@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { fetchJson } from "@/lib/queries/fetch-json";
-import type { ListedMcpServer } from "@/lib/server/mcp/list-mcp-tools";
+import type { ListedMcpServer } from "@/lib/server/mcp/mcp-connections";
 import { JsonBlock } from "../ui/json-block";
 
 /**

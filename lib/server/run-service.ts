@@ -11,6 +11,10 @@ import { exportAuditCsv, listAuditPage } from "./list-audit";
 import { listInbox } from "./list-inbox";
 import { listRunsPage } from "./list-runs";
 import { logWarning } from "./logger";
+import { getMcpConnections, getMcpServers } from "./mcp/get-mcp-servers";
+import type { McpConnections } from "./mcp/mcp-connections";
+import { checkScenarioMcpServers, type McpServers } from "./mcp/mcp-servers";
+import { createMcpToolPreparer } from "./mcp/mcp-tool-definitions";
 import { instrumentStore } from "./metrics/instrument-store";
 import { getMetrics, measureDecision, metricsTelemetry } from "./metrics/metrics";
 import { checkScenarioModel, type ModelEndpoints } from "./model-endpoints";
@@ -27,6 +31,8 @@ export interface RunServiceOptions {
   requireDistinctApprover?: boolean;
   /** The lease and this instance's name; by default read from this process's environment. */
   execution?: Pick<ExecutionSettings, "leaseMs" | "instanceId">;
+  /** The operator's MCP servers and the connections to them; by default this process's. */
+  mcp?: { servers: McpServers; connections: McpConnections };
 }
 
 export type { RunStarter, StartedRun };
@@ -43,11 +49,16 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
   const modelEndpoints = options.modelEndpoints ?? getModelEndpoints();
   const execution = options.execution ?? readExecutionSettings();
   const metrics = getMetrics();
+  const mcp = options.mcp ?? { servers: getMcpServers(), connections: getMcpConnections() };
   const host = createRunHost({
     store: instrumentStore(options.wrapStore ? options.wrapStore(repository) : repository, metrics),
     telemetry: metricsTelemetry(metrics),
     createModel: (scenario) => createModelForScenario(scenario, modelEndpoints),
-    checkScenario: (scenario) => checkScenarioModel(scenario, modelEndpoints),
+    checkScenario: (scenario) => {
+      checkScenarioModel(scenario, modelEndpoints);
+      checkScenarioMcpServers(scenario, mcp.servers);
+    },
+    prepareTools: createMcpToolPreparer(() => mcp.servers, mcp.connections),
     createToolContext: (runId, signal) => createRunToolContext(db, runId, signal),
     leaseMs: execution.leaseMs,
     instanceId: execution.instanceId,

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { EFFECTS, RESOURCE_CLASSES } from "@/lib/runtime";
+import { EFFECTS, InvalidScenarioError, RESOURCE_CLASSES, type Scenario } from "@/lib/runtime";
 import { readJsonConfig } from "../read-json-config";
 
 const toolOverrideSchema = z
@@ -62,4 +62,22 @@ export interface McpServers {
 export function readMcpServers(env: Record<string, string | undefined> = process.env): McpServers {
   const { value, problem } = readJsonConfig(env, "PLAYGROUND_MCP_SERVERS", mcpServersSchema);
   return { servers: new Map(Object.entries(value ?? {})), problem };
+}
+
+/** Refuses a scenario that enables an MCP server the operator did not configure (400, naming `mcpServers.N`). */
+export function checkScenarioMcpServers(scenario: Scenario, configured: McpServers): void {
+  const known = [...configured.servers.keys()];
+  const issues = (scenario.mcpServers ?? []).flatMap((id, index) =>
+    configured.servers.has(id)
+      ? []
+      : [
+          {
+            path: `mcpServers.${index}`,
+            message: known.length
+              ? `no MCP server "${id}" is configured (configured: ${known.join(", ")})`
+              : `no MCP server "${id}" is configured; the server has none (set PLAYGROUND_MCP_SERVERS)`,
+          },
+        ],
+  );
+  if (issues.length > 0) throw new InvalidScenarioError(issues);
 }

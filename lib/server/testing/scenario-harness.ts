@@ -6,8 +6,12 @@ import type { RunStore } from "@/lib/runtime";
 import { parseScenarioJson } from "@/lib/runtime/scenario/parse-scenario";
 import type { Scenario } from "@/lib/runtime/scenario/scenario-schema";
 import { createFaultRegistry, faultsThen } from "@/lib/runtime/testing/faulty-run-store";
+import { createMcpConnections } from "../mcp/mcp-connections";
 import type { ModelEndpoints } from "../model-endpoints";
-import { createRunService, type RunService } from "../run-service";
+import { createRunService, type RunService, type RunServiceOptions } from "../run-service";
+
+// Tests name their MCP servers; none come from the environment.
+const NO_MCP_CONNECTIONS = createMcpConnections(new Map());
 
 export { buildScenario } from "@/lib/runtime/testing/scenario-harness";
 
@@ -16,13 +20,16 @@ export { buildScenario } from "@/lib/runtime/testing/scenario-harness";
  * by tests, and `serviceWith` for a service over a wrapped store (failures
  * the database cannot be made to produce on demand).
  */
-export async function openScenarioHarness(options: { modelEndpoints?: ModelEndpoints } = {}) {
+export async function openScenarioHarness(
+  options: { modelEndpoints?: ModelEndpoints; mcp?: RunServiceOptions["mcp"] } = {},
+) {
   const handle: DatabaseHandle = await openTestDatabase();
   const faults = createFaultRegistry();
   const modelEndpoints = options.modelEndpoints ?? { endpoints: new Map(), problem: null };
   const serviceWith = (wrapStore?: (store: RunStore) => RunStore): RunService =>
     createRunService(handle, {
       modelEndpoints,
+      mcp: options.mcp ?? { servers: { servers: new Map(), problem: null }, connections: NO_MCP_CONNECTIONS },
       wrapStore: faultsThen(faults, wrapStore),
     });
   const service = serviceWith();

@@ -1,6 +1,5 @@
 import { handleRoute } from "@/lib/http/api-route";
-import { getMcpServers } from "@/lib/server/mcp/get-mcp-servers";
-import { listMcpServerTools } from "@/lib/server/mcp/list-mcp-tools";
+import { getMcpConnections, getMcpServers } from "@/lib/server/mcp/get-mcp-servers";
 
 /**
  * The operator's MCP servers with their tools, listed afresh: each tool's
@@ -11,6 +10,7 @@ import { listMcpServerTools } from "@/lib/server/mcp/list-mcp-tools";
  */
 export const GET = handleRoute({ role: "operator" }, async () => {
   const { servers, problem } = getMcpServers();
-  const listed = await Promise.all([...servers].map(([id, config]) => listMcpServerTools(id, config)));
+  const connections = getMcpConnections();
+  const listed = await Promise.all([...servers.keys()].map((id) => connections.list(id)));
   return Response.json({ servers: listed, problem });
 });

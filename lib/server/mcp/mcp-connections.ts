@@ -1,0 +1,206 @@
+import "server-only";
+import {
+  type CallToolResult,
+  Client,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import {
+  type ClassifiedMcpTool,
+  classifyMcpTool,
+  computeToolFingerprint,
+  type McpToolListing,
+} from "@/lib/runtime/mcp/classify-mcp-tool";
+import type { McpServerConfig } from "./mcp-servers";
+
+/** One tool of a server, as shown to an operator and an approver: what the server says, and what the playground makes of it. */
+export interface ListedMcpTool extends ClassifiedMcpTool {
+  /** Its name on the server. */
+  serverName: string;
+  /** Untrusted text from the server. */
+  description: string | null;
+  inputSchema: unknown;
+  outputSchema: unknown;
+  annotations: McpToolListing["annotations"] | null;
+  fingerprint: string;
+}
+
+/** A configured server's tools, or why they could not be listed. */
+export interface ListedMcpServer {
+  id: string;
+  transport: "stdio" | "http";
+  trust: "untrusted" | "trusted";
+  tools: ListedMcpTool[];
+  problem: string | null;
+}
+
+/** The process's connections to the operator's MCP servers, opened on first use. */
+export interface McpConnections {
+  /** The server's tools, listed afresh (never from a cache: a changed definition must show), or the problem. */
+  list(id: string, signal?: AbortSignal): Promise<ListedMcpServer>;
+  /** Calls a tool by its name on the server; throws an `McpCallError` naming the server when the call fails. */
+  call(
+    id: string,
+    toolName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult>;
+  /** Closes every connection (a stdio server's process ends with it). */
+  close(): Promise<void>;
+}
+
+/** A call that failed below the tool (no connection, a protocol error, a timeout), named by the server's id only. */
+export class McpCallError extends Error {}
+
+/**
+ * Connections to `servers`, one per server, opened lazily and kept: a stdio
+ * server is one child process for the whole process, not one per call. A
+ * connection that closes or fails is opened again at the next use.
+ */
+export function createMcpConnections(servers: ReadonlyMap<string, McpServerConfig>): McpConnections {
+  const open = new Map<string, Promise<Client>>();
+
+  function configOf(id: string): McpServerConfig {
+    const config = servers.get(id);
+    if (!config) throw new McpCallError(`no MCP server "${id}" is configured`);
+    return config;
+  }
+
+  function connect(id: string, signal: AbortSignal): Promise<Client> {
+    let client = open.get(id);
+    if (!client) {
+      const created = new Client({ name: "tool-playground", version: "1.0.0" });
+      created.onclose = () => {
+        if (open.get(id) === client) open.delete(id);
+      };
+      client = created.connect(transportFor(configOf(id))).then(() => created);
+      client.catch(() => {
+        if (open.get(id) === client) open.delete(id);
+        void created.close().catch(() => {});
+      });
+      open.set(id, client);
+    }
+    return raceAbort(client, signal);
+  }
+
+  /**
+   * Runs `work` on the server's connection. A failure (a timeout too) drops
+   * the connection, so the next use opens a new one; the caller's own
+   * cancellation does not (the client tells the server, and the connection
+   * stays good).
+   */
+  async function withClient<T>(
+    id: string,
+    signal: AbortSignal,
+    cancelled: AbortSignal | undefined,
+    work: (client: Client) => Promise<T>,
+  ) {
+    const client = await connect(id, signal);
+    try {
+      return await work(client);
+    } catch (error) {
+      if (!cancelled?.aborted && open.get(id) !== undefined) {
+        open.delete(id);
+        await client.close().catch(() => {});
+      }
+      throw error;
+    }
+  }
+
+  return {
+    async list(id, outer) {
+      const config = configOf(id);
+      const listed = { id, transport: config.transport.kind, trust: config.trust } as const;
+      const signal = withTimeout(config.timeoutMs, outer);
+      try {
+        const { tools } = await withClient(id, signal, outer, (client) =>
+          client.listTools(undefined, { cacheMode: "bypass", signal, timeout: config.timeoutMs }),
+        );
+        return {
+          ...listed,
+          problem: null,
+          tools: await Promise.all(tools.map((tool) => describeTool(id, config, tool))),
+        };
+      } catch (error) {
+        const why = signal.aborted ? `no answer within ${config.timeoutMs} ms` : describeFailure(error);
+        return { ...listed, tools: [], problem: `The MCP server "${id}" could not be listed: ${why}.` };
+      }
+    },
+    async call(id, toolName, args, outer) {
+      const config = configOf(id);
+      const signal = withTimeout(config.timeoutMs, outer);
+      try {
+        return (await withClient(id, signal, outer, (client) =>
+          client.callTool({ name: toolName, arguments: args }, { signal, timeout: config.timeoutMs }),
+        )) as CallToolResult;
+      } catch (error) {
+        if (outer.aborted) throw error;
+        const why = signal.aborted ? `no answer within ${config.timeoutMs} ms` : describeFailure(error);
+        throw new McpCallError(`The MCP server "${id}" failed to run ${toolName}: ${why}.`);
+      }
+    },
+    async close() {
+      const clients = [...open.values()];
+      open.clear();
+      await Promise.all(
+        clients.map((client) => client.then((connected) => connected.close()).catch(() => {})),
+      );
+    },
+  };
+}
+
+async function describeTool(
+  id: string,
+  config: McpServerConfig,
+  tool: McpToolListing,
+): Promise<ListedMcpTool> {
+  return {
+    ...classifyMcpTool(id, config.trust, tool, config.tools[tool.name]),
+    serverName: tool.name,
+    description: tool.description ?? null,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema ?? null,
+    annotations: tool.annotations ?? null,
+    fingerprint: await computeToolFingerprint(id, tool),
+  };
+}
+
+/** A stdio server sees only what the operator wrote for it, and `PATH` to find its command. */
+function transportFor(config: McpServerConfig): Transport {
+  const { transport } = config;
+  if (transport.kind === "http") return new StreamableHTTPClientTransport(new URL(transport.url));
+  return new StdioClientTransport({
+    command: transport.command,
+    args: transport.args,
+    ...(transport.cwd ? { cwd: transport.cwd } : {}),
+    env: { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", ...transport.env },
+    // Its own diagnostics are not ours to print.
+    stderr: "ignore",
+  });
+}
+
+function withTimeout(timeoutMs: number, outer?: AbortSignal): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return outer ? AbortSignal.any([outer, timeout]) : timeout;
+}
+
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
+}
+
+/** A failure in a line, without a URL's credentials or a command's environment. */
+function describeFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    message
+      .replaceAll(/https?:\/\/\S+/g, "<url>")
+      .split("\n")[0]
+      ?.slice(0, 200) ?? "unknown error"
+  );
+}
