@@ -6,6 +6,7 @@
  */
 import deniedWriteInvalidatesRest from "./denied-write-invalidates-rest.json";
 import fourteenReadsCapEight from "./fourteen-reads-cap-eight.json";
+import mcpMemoryCreateThenRead from "./mcp-memory-create-then-read.json";
 import oversizedBatchWithApproval from "./oversized-batch-with-approval.json";
 import rule1aOversizedReadsInWaves from "./rules/rule-1a-oversized-reads-in-waves.json";
 import rule1bOversizedMixedBatchRepaired from "./rules/rule-1b-oversized-mixed-batch-repaired.json";
@@ -71,6 +72,14 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
       "A write and a delete in one batch each stop the run for approval in turn, and the reads after each run once it is approved.",
     group: "Example scenarios",
     scenario: twoGatesInOneBatch,
+  },
+  {
+    id: "mcp-memory-create-then-read",
+    title: "MCP memory server: create, then read back",
+    summary:
+      "Needs the operator's MCP server \"memory\" (see the README). Creating an entity waits for your approval, bound to the tool's definition; the read kept behind it then finds the entity.",
+    group: "Example scenarios",
+    scenario: mcpMemoryCreateThenRead,
   },
   {
     id: "rule-1a-oversized-reads-in-waves",

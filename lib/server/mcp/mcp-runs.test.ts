@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PendingTurn, ScenarioInput } from "@/lib/runtime";
+import { runScenarioHeadless } from "@/lib/runtime/host/run-scenario-headless";
+import { SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { buildScenario, openScenarioHarness, type ScenarioHarness } from "../testing/scenario-harness";
 import { createMcpConnections, type McpConnections } from "./mcp-connections";
 import { type McpServerConfig, mcpServerSchema } from "./mcp-servers";
@@ -25,6 +27,25 @@ function fixture(trust: "trusted" | "untrusted", timeoutMs = 30_000): [string, M
       timeoutMs,
     }),
   ];
+}
+
+/** The reference memory server, trusted, storing in a file of its own. */
+let memoryConfig: [string, McpServerConfig] | undefined;
+function memoryServer(): [string, McpServerConfig] {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), "mcp-memory-")), "memory.jsonl");
+  memoryConfig ??= [
+    "memory",
+    mcpServerSchema.parse({
+      transport: {
+        kind: "stdio",
+        command: process.execPath,
+        args: [path.join(process.cwd(), "node_modules/@modelcontextprotocol/server-memory/dist/index.js")],
+        env: { MEMORY_FILE_PATH: file },
+      },
+      trust: "trusted",
+    }),
+  ];
+  return memoryConfig;
 }
 
 /** What the fixture server was asked to do (and saw cancelled), in order. */
@@ -186,6 +207,29 @@ describe("MCP tools in runs (the fixture server over stdio)", () => {
     await expect
       .poll(() => callsSeenBy("notes").some((call) => call.name === "slow_read" && call.cancelled))
       .toBe(true);
+  });
+
+  it("runs the memory preset against the reference memory server: the gated create, then the read that finds it", async () => {
+    const memory = createMcpConnections(new Map([memoryServer()]));
+    const withMemory = await openScenarioHarness({
+      mcp: { servers: { servers: new Map([memoryServer()]), problem: null }, connections: memory },
+    });
+    try {
+      const preset = SCENARIO_PRESETS.find((candidate) => candidate.id === "mcp-memory-create-then-read");
+      const report = await runScenarioHeadless(withMemory.service, buildScenario(preset?.scenario as never));
+      expect(report).toMatchObject({ status: "COMPLETED", error: null });
+      expect(report.decisions).toMatchObject([{ approve: true, outcome: "executed" }]);
+      const [create, read] = report.steps[0]?.calls ?? [];
+      expect(create).toMatchObject({ name: "memory__create_entities", status: "ok" });
+      expect(read).toMatchObject({
+        name: "memory__open_nodes",
+        status: "ok",
+        result: { entities: [{ name: "Ada Lovelace", entityType: "person" }] },
+      });
+    } finally {
+      await memory.close();
+      await withMemory.close();
+    }
   });
 
   it("refuses a scenario that names an MCP server nobody configured, and starts nothing when one cannot be reached", async () => {
