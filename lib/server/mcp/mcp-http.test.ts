@@ -34,7 +34,7 @@ let harness: ScenarioHarness;
 beforeAll(async () => {
   port = await freePort();
   everything = spawn(process.execPath, ["--import", LOOPBACK_ONLY, EVERYTHING, "streamableHttp"], {
-    env: { PATH: process.env.PATH, PORT: String(port) },
+    env: { PATH: process.env.PATH ?? "", PORT: String(port), NODE_ENV: "production" },
     stdio: ["ignore", "ignore", "pipe"],
   });
   await new Promise<void>((resolve, reject) => {
