@@ -176,7 +176,7 @@ export function InboxRow({
               Approve all {gates.length} gates
             </button>
           )}
-          {pending?.calls[0] && (
+          {pending?.calls[0] && !pending.calls[0].toolFingerprint && (
             <label className="checkbox">
               <input
                 type="checkbox"

@@ -140,14 +140,17 @@ function DecisionForm({
 
   return (
     <div className="decision-form">
-      <label className="checkbox">
-        <input
-          type="checkbox"
-          checked={alwaysAllow}
-          onChange={(event) => setAlwaysAllow(event.target.checked)}
-        />
-        Always allow {barrier.name} for the rest of this run
-      </label>
+      {/* An MCP server can change its tool at any time: each of its calls is approved against the definition shown. */}
+      {!barrier.toolFingerprint && (
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            checked={alwaysAllow}
+            onChange={(event) => setAlwaysAllow(event.target.checked)}
+          />
+          Always allow {barrier.name} for the rest of this run
+        </label>
+      )}
       {isEditing ? (
         <EditArguments
           runId={runId}

@@ -239,9 +239,16 @@ async function checkVariant(
       pending,
     );
   }
-  if (edited === null) return null;
   const [barrier] = pending.calls;
-  if (!barrier) return null;
+  if (decision.alwaysAllow === true && barrier?.toolFingerprint) {
+    throw new InvalidDecisionError(
+      waiting.id,
+      "alwaysAllow",
+      `cannot be given for ${barrier.name}: its MCP server can change what the tool does at any time, so each of its calls is approved against the definition shown`,
+      pending,
+    );
+  }
+  if (edited === null || !barrier) return null;
   let text: string;
   try {
     text = canonicalJson(edited);

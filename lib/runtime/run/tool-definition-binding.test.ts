@@ -175,4 +175,19 @@ describe("an approval is bound to the definition of the tool that was shown", ()
     ).rejects.toMatchObject({ code: "stale_turn" });
     expect(server.state.sent).toEqual([]);
   });
+
+  it("refuses to always allow an MCP tool: a grant by name would outlive the definition that was shown", async () => {
+    const server = remoteServer();
+    const { runId, pending } = await waitingRun(server);
+    await expect(
+      server.host.decide(runId, {
+        approve: true,
+        turnDigest: pending.turnDigest,
+        actor: "alice",
+        alwaysAllow: true,
+      }),
+    ).rejects.toMatchObject({ code: "invalid_request", message: expect.stringContaining("alwaysAllow") });
+    expect(server.state.sent).toEqual([]);
+    expect((await server.host.getRun(runId))?.status).toBe("WAITING_FOR_APPROVAL");
+  });
 });
