@@ -53,4 +53,8 @@ test("an MCP write is approved from the inbox, bound to the tool's definition sh
   };
   expect(readBack.entities?.map((entity) => entity.name)).toContain("Ada Lovelace");
   await expect(page.getByRole("main")).toContainText("Ada Lovelace");
+
+  // The run page lists the tools of the run's own servers, as the playground does.
+  await page.getByText("This run's MCP servers", { exact: true }).click();
+  await expect(page.getByRole("region", { name: "MCP server memory" })).toContainText("memory__open_nodes");
 });

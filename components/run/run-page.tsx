@@ -5,7 +5,9 @@ import { runViewQueryOptions } from "@/lib/queries/run-queries";
 import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
 import { sumUsage } from "@/lib/runtime/view/run-report";
 import type { RunView } from "@/lib/runtime/view/run-view";
+import { useCan } from "../auth/viewer-context";
 import { exampleStep, HowItWorks } from "../help/how-it-works";
+import { McpServersPanel } from "../playground/mcp-servers-panel";
 import { StatusBadge } from "../ui/status-badge";
 import { ApprovalPanel } from "./approval-panel";
 import { CopyAsCurl } from "./copy-as-curl";
@@ -38,6 +40,8 @@ export function RunPage({
   const isFinished = isTerminalStatus(view.status);
   const tokens = sumUsage(view.steps);
   const stream = useRunStream(view.runId, isFinished, initialWorkerLost);
+  // Listing a server's tools is an operator's view (it may start the server).
+  const canListServers = useCan("operator");
 
   return (
     <div className="run-page">
@@ -103,6 +107,7 @@ export function RunPage({
         ))}
       </section>
       <DecisionHistory decisions={view.decisions} />
+      {view.mcpServers.length > 0 && canListServers && <McpServersPanel only={view.mcpServers} />}
       <HowItWorks example={exampleStep(view)} />
       <EventLog log={view.log} />
     </div>

@@ -91,7 +91,15 @@ export function createRunRepository(db: Db): RunStore {
         await appendEvent(
           tx,
           run.id,
-          { type: "run_started", payload: { name: run.name, limits: run.limits, startedBy: run.startedBy } },
+          {
+            type: "run_started",
+            payload: {
+              name: run.name,
+              limits: run.limits,
+              startedBy: run.startedBy,
+              mcpServers: run.mcpServers ?? [],
+            },
+          },
           { fence: run.claimToken },
         );
       });

@@ -48,6 +48,47 @@ describe("the run event catalogue", () => {
     expect(event.payload).toMatchObject({ calls: [{ id: "c0", allowedBy: null }] });
   });
 
+  it("reads a run_started from before MCP servers as a run that uses none", () => {
+    const limits = { maxParallelToolCalls: 8, maxBatchPayloadBytes: 262_144, maxRepairAttempts: 2 };
+    const event = decodeRunEvent(RUN, stored("run_started", { name: "old", limits, startedBy: null }));
+    expect(event.payload).toEqual({ name: "old", limits, startedBy: null, mcpServers: [] });
+  });
+
+  it("reads a pending turn from before fingerprints unchanged, and keeps a call's fingerprint and the tools shown", () => {
+    const call = { id: "c0", name: "write_file", arguments: "{}", batchIndex: 0 };
+    const old = decodeRunEvent(
+      RUN,
+      stored("awaiting_approval", { stepIndex: 0, turnDigest: "a".repeat(64), calls: [call] }),
+    );
+    expect(old.payload).toEqual({ stepIndex: 0, turnDigest: "a".repeat(64), calls: [call] });
+    const tool = {
+      name: "memory__create_entities",
+      fingerprint: "b".repeat(64),
+      description: "Create entities",
+      inputSchema: { type: "object" },
+      origin: {
+        kind: "mcp",
+        server: "memory",
+        trust: "trusted",
+        serverToolName: "create_entities",
+        annotations: null,
+        outputSchema: null,
+        basis: "…",
+      },
+    };
+    const withFingerprint = { ...call, name: tool.name, toolFingerprint: tool.fingerprint };
+    const current = decodeRunEvent(
+      RUN,
+      stored("awaiting_approval", {
+        stepIndex: 0,
+        turnDigest: "a".repeat(64),
+        calls: [withFingerprint],
+        tools: [tool],
+      }),
+    );
+    expect(current.payload).toMatchObject({ calls: [withFingerprint], tools: [tool] });
+  });
+
   it("reads a decision from before sign-in, which had no actorId", () => {
     const event = decodeRunEvent(
       RUN,

@@ -37,6 +37,8 @@ const payloadSchemas = {
     name: z.string(),
     limits: limitsSchema,
     startedBy: z.object({ id: z.string(), name: z.string() }).nullable(),
+    /** The operator's MCP servers whose tools the run may use (none before version 2). */
+    mcpServers: z.array(z.string()),
   }),
   /** A completion was planned: its calls, plan and planned metrics. `modelCalls` counts completions so far. */
   step_planned: z.object({
@@ -182,7 +184,7 @@ export const RUN_EVENT_TYPES = Object.keys(payloadSchemas) as RunEventType[];
 
 /** The version each event type is written at. */
 export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
-  run_started: 1,
+  run_started: 2,
   step_planned: 4,
   wave_started: 1,
   call_started: 1,
@@ -206,6 +208,8 @@ type Upgrade = (payload: Record<string, unknown>) => Record<string, unknown>;
 
 /** Per type, an upgrade from each past version to the next. */
 const UPGRADES: Partial<Record<RunEventType, Record<number, Upgrade>>> = {
+  // Version 1 came before runs could use MCP servers.
+  run_started: { 1: (payload) => ({ ...payload, mcpServers: [] }) },
   step_planned: {
     // Version 1 had no completion count. Every step then was one completion, so it is the step's ordinal.
     1: (payload) => ({ ...payload, modelCalls: Number(payload.stepIndex) + 1 }),

@@ -290,6 +290,7 @@ export function createRunHost(options: RunHostOptions) {
       claimToken,
       leaseMs: options.leaseMs,
       startedBy,
+      mcpServers: scenario.mcpServers ?? [],
       // The scenario schema has already refused paths that leave the workspace.
       files: Object.entries(scenario.workspace).map(([path, content]) => ({
         path: normalizeWorkspacePath(path),

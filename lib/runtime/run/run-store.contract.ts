@@ -195,7 +195,12 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
           {
             seq: 1,
             type: "run_started",
-            payload: { name: "contract", limits: LIMITS, startedBy: { id: "user-1", name: "Alice" } },
+            payload: {
+              name: "contract",
+              limits: LIMITS,
+              startedBy: { id: "user-1", name: "Alice" },
+              mcpServers: [],
+            },
             at: expect.any(String),
           },
         ]);

@@ -38,6 +38,8 @@ export interface NewRun {
   claimToken: string;
   leaseMs: number;
   startedBy: { id: string; name: string } | null;
+  /** The operator's MCP servers whose tools it may use (its scenario's `mcpServers`); none when absent. */
+  mcpServers?: string[];
   /** The run's workspace files, paths already normalised. */
   files: Array<{ path: string; content: string }>;
 }

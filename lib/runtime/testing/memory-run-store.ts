@@ -131,7 +131,12 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       };
       append(run, {
         type: "run_started",
-        payload: { name: newRun.name, limits: newRun.limits, startedBy: newRun.startedBy },
+        payload: {
+          name: newRun.name,
+          limits: newRun.limits,
+          startedBy: newRun.startedBy,
+          mcpServers: newRun.mcpServers ?? [],
+        },
       });
       runs.set(newRun.id, run);
     },

@@ -108,6 +108,8 @@ export interface RunView {
   allowedTools: Record<string, ToolAllowance>;
   /** Who started the run, when a signed-in person did. */
   startedBy: { id: string; name: string } | null;
+  /** The operator's MCP servers whose tools the run may use. */
+  mcpServers: string[];
   /** Every event folded in, in seq order, with its payload: the page's event log. */
   log: Array<{ seq: number; type: StoredRunEvent["type"]; at: string; payload: StoredRunEvent["payload"] }>;
 }
@@ -128,6 +130,7 @@ export function emptyRunView(runId: string): RunView {
     decisions: [],
     allowedTools: {},
     startedBy: null,
+    mcpServers: [],
     log: [],
   };
 }
@@ -160,8 +163,8 @@ export function foldRunEvents(runId: string, events: readonly StoredRunEvent[]):
 function applyEvent(view: RunView, event: StoredRunEvent): RunView {
   switch (event.type) {
     case "run_started": {
-      const { name, limits, startedBy } = event.payload;
-      return { ...view, name, limits, startedBy, status: "RUNNING" };
+      const { name, limits, startedBy, mcpServers } = event.payload;
+      return { ...view, name, limits, startedBy, mcpServers, status: "RUNNING" };
     }
     case "step_planned": {
       const { stepIndex, text, plan, metrics, calls, modelCalls, completion } = event.payload;
