@@ -24,6 +24,13 @@ test("an MCP write is approved from the inbox, bound to the tool's definition sh
   await expect(onRunPage.getByLabel("memory__create_entities: the server's description")).toContainText(
     shown?.description ?? "missing",
   );
+  // On a phone, the fingerprint, description and schema wrap inside the panel.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await onRunPage.getByText("Schema and annotations").click();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  const folder = process.env.E2E_SCREENSHOT_DIR;
+  if (folder) await run.approvalPanel.screenshot({ path: `${folder}/mcp-approval-390.png` });
+  await page.setViewportSize({ width: 1280, height: 720 });
   const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   expect(axe.violations.map((violation) => violation.id)).toEqual([]);
 
@@ -37,7 +44,6 @@ test("an MCP write is approved from the inbox, bound to the tool's definition sh
   const inInbox = row.getByRole("region", { name: "Definition of memory__create_entities" });
   await expect(inInbox).toContainText(shown?.fingerprint.slice(0, 12) ?? "missing");
   await expect(inInbox.getByLabel("memory__create_entities: the server's description")).toBeVisible();
-  const folder = process.env.E2E_SCREENSHOT_DIR;
   if (folder) await page.screenshot({ path: `${folder}/mcp-inbox.png`, fullPage: true });
   await row.focus();
   await page.keyboard.press("a");

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryRunHost } from "../testing/memory-run-host";
+import { createMemoryRunStore } from "../testing/memory-run-store";
 import { buildScenario } from "../testing/scenario-harness";
 import type { ToolDefinition } from "../tools/tool-definition";
 import { computeTurnDigest } from "../turn-digest";
 import { TOOL_CHANGED } from "./execute-call";
+import type { RunStore } from "./run-store";
 
 const fingerprint = (letter: string) => letter.repeat(64);
 
@@ -11,8 +13,15 @@ const fingerprint = (letter: string) => letter.repeat(64);
  * A stand-in for an MCP server: a gated write and a read, whose definitions
  * (fingerprints) the test changes at will, and a record of every call sent.
  */
-function remoteServer() {
-  const state = { writeFingerprint: fingerprint("a"), listed: true, sent: [] as string[] };
+function remoteServer(hostOptions: Parameters<typeof createMemoryRunHost>[0] = {}) {
+  const state = {
+    writeFingerprint: fingerprint("a"),
+    listed: true,
+    sent: [] as string[],
+    listings: 0,
+    /** The write never answers (its worker dies while it is in flight). */
+    hangs: false,
+  };
   const origin = (serverToolName: string) => ({
     kind: "mcp" as const,
     server: "srv",
@@ -35,6 +44,7 @@ function remoteServer() {
       currentFingerprint: async () => (state.listed ? state.writeFingerprint : null),
       execute: async (args) => {
         state.sent.push(`write ${JSON.stringify(args)}`);
+        if (state.hangs) await new Promise(() => {});
         return { ok: true };
       },
     },
@@ -54,10 +64,12 @@ function remoteServer() {
       },
     },
   ];
-  const host = createMemoryRunHost({
-    prepareTools: async () => ({ definitions: state.listed ? definitions() : [], problems: [] }),
-  });
-  return { state, host };
+  const prepareTools = async () => {
+    state.listings += 1;
+    return { definitions: state.listed ? definitions() : [], problems: [] };
+  };
+  const host = createMemoryRunHost({ prepareTools, ...hostOptions });
+  return { state, host, prepareTools };
 }
 
 const scenario = buildScenario({
@@ -189,5 +201,42 @@ describe("an approval is bound to the definition of the tool that was shown", ()
     ).rejects.toMatchObject({ code: "invalid_request", message: expect.stringContaining("alwaysAllow") });
     expect(server.state.sent).toEqual([]);
     expect((await server.host.getRun(runId))?.status).toBe("WAITING_FOR_APPROVAL");
+  });
+
+  it("a worker that dies while an approved MCP write is in flight: the one that takes over lists the tools again and never sends it twice", async () => {
+    const clock = { now: Date.parse("2026-11-30T08:00:00Z") };
+    const store = createMemoryRunStore({ now: () => clock.now });
+    let isDead = false;
+    // From the moment it dies, none of the first instance's store calls return: a killed process.
+    const dying = (inner: RunStore): RunStore =>
+      Object.fromEntries(
+        Object.entries(inner).map(([method, implementation]) => [
+          method,
+          (...args: unknown[]) =>
+            isDead ? new Promise(() => {}) : (implementation as (...a: unknown[]) => unknown)(...args),
+        ]),
+      ) as unknown as RunStore;
+    const server = remoteServer({ store, wrapStore: dying, leaseMs: 1_000, instanceId: "first" });
+    const { runId, pending } = await waitingRun(server);
+    server.state.hangs = true;
+    void server.host.startDecision(runId, { approve: true, turnDigest: pending.turnDigest, actor: "alice" });
+    await expect.poll(() => server.state.sent.length).toBe(1);
+    isDead = true;
+
+    const second = createMemoryRunHost({
+      store,
+      prepareTools: server.prepareTools,
+      leaseMs: 1_000,
+      instanceId: "second",
+    });
+    const listingsBefore = server.state.listings;
+    clock.now += 1_001;
+    const [recovery] = await second.recoverExpiredRuns();
+    expect(await recovery?.settled).toBe("COMPLETED");
+    expect(server.state.listings).toBeGreaterThan(listingsBefore);
+    // Sent once, by the worker that died; its outcome is unknown, so it is not sent again.
+    expect(server.state.sent).toEqual(['write {"text":"hello"}']);
+    const report = await second.getReport(runId);
+    expect(report?.steps[0]?.calls[0]).toMatchObject({ status: "error", error: { code: "interrupted" } });
   });
 });
