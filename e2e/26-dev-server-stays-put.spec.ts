@@ -1,9 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { findFreePort } from "../lib/server/testing/free-port";
 
 // A report said: after `npm run dev` restarts with an API call as its first request, a run's page
 // reloads dozens of times (Fast Refresh rebuilding, "Compiled", another GET), breaking demos that
@@ -16,16 +16,6 @@ test.setTimeout(240_000);
 
 const ADMIN = { email: "admin@dev-server.test", password: "dev-server-password" };
 const WATCH_MS = 8_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 /** The project's sources (what git knows, as they are now) in a temporary folder, node_modules hard-linked. */
 function copyProject(): string {
@@ -48,7 +38,7 @@ test("the development server serves a run's page once, however the run and its d
   browser,
 }) => {
   const project = copyProject();
-  const port = await freePort();
+  const port = await findFreePort();
   const base = `http://127.0.0.1:${port}`;
   const { DATABASE_URL: _url, PGLITE_DATA_DIR: _dir, NODE_ENV: _mode, ...inherited } = process.env;
   const server: ChildProcess = spawn(

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import path from "node:path";
 import type { APIRequestContext } from "@playwright/test";
+import { findFreePort } from "../../lib/server/testing/free-port";
 import { E2E_ADMIN } from "./accounts";
 
 /**
@@ -18,17 +19,6 @@ export interface ProductionServer {
   stop(): Promise<void>;
   /** `kill -9`: the process dies at once, mid-whatever, as in a crash. */
   kill(): Promise<void>;
-}
-
-async function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 /** Waits until the port accepts connections, without sending any HTTP request (which would load a route). */

@@ -266,48 +266,38 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
     }
     case "approval_expired": {
       const { stepIndex, turnDigest, batchIndex, decisionId, audited } = event.payload;
-      const expiry: DecisionView = {
+      const expiry = recordedDecision(event, {
         kind: "expiry",
-        seq: event.seq,
-        at: event.at,
-        stepIndex,
-        turnDigest,
-        approve: false,
         actor: "nobody",
-        actorId: null,
         reason: null,
         outcome: "expired",
-        audited,
-        decisionId,
-        scope: "gate",
-        gates: [batchIndex],
-        editedArguments: null,
-        allowTool: null,
+      });
+      return {
+        ...view,
+        decisions: [
+          ...view.decisions,
+          { ...expiry, stepIndex, turnDigest, gates: [batchIndex], decisionId, audited },
+        ],
       };
-      return { ...view, decisions: [...view.decisions, expiry] };
     }
     case "approval_voided": {
       const { stepIndex, batchIndex, decisionId, reason, audited } = event.payload;
-      const voided: DecisionView = {
+      const voided = recordedDecision(event, {
         kind: "voided",
-        seq: event.seq,
-        at: event.at,
-        stepIndex,
-        turnDigest:
-          view.decisions.findLast((decision) => decision.gates.includes(batchIndex))?.turnDigest ?? "",
-        approve: false,
         actor: "tool-playground",
-        actorId: null,
         reason,
         outcome: "voided",
-        audited,
-        decisionId,
-        scope: "gate",
-        gates: [batchIndex],
-        editedArguments: null,
-        allowTool: null,
+      });
+      // The turn of the approval it voids.
+      const turnDigest =
+        view.decisions.findLast((decision) => decision.gates.includes(batchIndex))?.turnDigest ?? "";
+      return {
+        ...view,
+        decisions: [
+          ...view.decisions,
+          { ...voided, stepIndex, turnDigest, gates: [batchIndex], decisionId, audited },
+        ],
       };
-      return { ...view, decisions: [...view.decisions, voided] };
     }
     case "tool_allowance_revoked": {
       const { [event.payload.toolName]: _, ...allowedTools } = view.allowedTools;
@@ -324,6 +314,23 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
     default:
       return assertNever(event);
   }
+}
+
+/** A decision nobody made by hand (an expiry, a voided approval): on one gate, approving nothing. */
+function recordedDecision(
+  event: StoredRunEvent,
+  what: Pick<DecisionView, "kind" | "actor" | "reason" | "outcome">,
+): Omit<DecisionView, "stepIndex" | "turnDigest" | "gates" | "decisionId" | "audited"> {
+  return {
+    ...what,
+    seq: event.seq,
+    at: event.at,
+    approve: false,
+    actorId: null,
+    scope: "gate",
+    editedArguments: null,
+    allowTool: null,
+  };
 }
 
 function assertNever(event: never): never {

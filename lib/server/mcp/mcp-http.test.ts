@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { networkInterfaces } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findFreePort } from "../testing/free-port";
 import { buildScenario, openScenarioHarness, type ScenarioHarness } from "../testing/scenario-harness";
 import { createMcpConnections, type McpConnections } from "./mcp-connections";
 import { mcpServerSchema } from "./mcp-servers";
@@ -16,23 +16,13 @@ const EVERYTHING = path.join(
 );
 const LOOPBACK_ONLY = path.join(process.cwd(), "lib/server/mcp/testing/listen-on-loopback.mjs");
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
 let port: number;
 let everything: ChildProcess;
 let connections: McpConnections;
 let harness: ScenarioHarness;
 
 beforeAll(async () => {
-  port = await freePort();
+  port = await findFreePort();
   everything = spawn(process.execPath, ["--import", LOOPBACK_ONLY, EVERYTHING, "streamableHttp"], {
     env: { PATH: process.env.PATH ?? "", PORT: String(port), NODE_ENV: "production" },
     stdio: ["ignore", "ignore", "pipe"],
