@@ -135,6 +135,16 @@ describe("MCP tools in runs (the fixture server over stdio)", () => {
       origin: { server: "strangers", trust: "untrusted", serverToolName: "read_note" },
     });
     expect(callsSeenBy("strangers")).toEqual([]);
+
+    // The batch the trusted server ran in waves is, from this server, an oversized batch of gated
+    // calls: sent back to the model whole, nothing run.
+    const { runId, settled } = await harness.service.startRun(
+      scenario("untrusted batch", "strangers", reads("strangers", 4)),
+    );
+    expect(await settled).toBe("COMPLETED");
+    const report = await harness.service.getReport(runId);
+    expect(report?.steps[0]?.plan.kind).toBe("repair");
+    expect(callsSeenBy("strangers")).toEqual([]);
   });
 
   it("writes, then reads back, once a person approves the write", async () => {
