@@ -52,6 +52,7 @@ function CallRow({ call, isAwaitingApproval }: { call: CallView; isAwaitingAppro
         {call.startedAt && call.settledAt && (
           <span className="muted call-duration"> {formatCallDuration(call.startedAt, call.settledAt)}</span>
         )}
+        {call.status === "running" && call.progress && <CallProgress call={call} />}
         {problem && <div className="call-error">{problem.message}</div>}
       </td>
       <td className="muted" data-label="Class">
@@ -91,5 +92,23 @@ function CallRow({ call, isAwaitingApproval }: { call: CallView; isAwaitingAppro
         </details>
       </td>
     </tr>
+  );
+}
+
+/** A running call's latest progress report: a bar when its total is known, and what it is doing. */
+function CallProgress({ call }: { call: CallView }) {
+  if (!call.progress) return null;
+  const { progress, total, message } = call.progress;
+  const label = `progress of ${call.name} call ${call.batchIndex}`;
+  return (
+    <div className="call-progress">
+      {total !== null && total > 0 ? (
+        <progress value={Math.min(progress, total)} max={total} aria-label={label} />
+      ) : null}{" "}
+      <span className="muted">
+        {total !== null ? `${progress} of ${total}` : `${progress}`}
+        {message ? `: ${message}` : ""}
+      </span>
+    </div>
   );
 }

@@ -137,6 +137,7 @@ export {
   normalizeWorkspacePath,
   type TaskStore,
   type ToolContext,
+  type ToolProgress,
   type Workspace,
 } from "./tools/workspace";
 export { canonicalJson, computeTurnDigest, digestsEqual } from "./turn-digest";

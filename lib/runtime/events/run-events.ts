@@ -67,6 +67,14 @@ const payloadSchemas = {
   wave_started: z.object({ stepIndex, batchIndexes: z.array(batchIndex) }),
   call_started: z.object({ stepIndex, batchIndex }),
   call_settled: callOutcomeSchema.extend({ stepIndex, batchIndex }),
+  /** A running call said how far it is (an MCP server's progress notifications), at most twice a second. */
+  call_progress: z.object({
+    stepIndex,
+    batchIndex,
+    progress: z.number(),
+    total: z.number().nullable(),
+    message: z.string().nullable(),
+  }),
   /** Never-started calls settled at once (`invalidated`, or `denied` for a denied barrier). */
   calls_invalidated: z.object({
     stepIndex,
@@ -189,6 +197,7 @@ export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
   wave_started: 1,
   call_started: 1,
   call_settled: 1,
+  call_progress: 1,
   calls_invalidated: 1,
   step_finished: 1,
   awaiting_approval: 1,

@@ -3,6 +3,7 @@ import { RuntimeError, ToolError } from "../errors";
 import type { RunEvent } from "../events/run-events";
 import type { PreflightedCall } from "../preflight";
 import type { ToolDefinition } from "../tools/tool-definition";
+import type { ToolProgress } from "../tools/workspace";
 import { inSpan } from "../tracing";
 import type { RunEnvironment } from "./run-environment";
 import { LostClaimError } from "./run-errors";
@@ -54,12 +55,13 @@ export function createSettleBatcher(environment: RunEnvironment, stepIndex: numb
       for (const entry of batch) entry.reject(error);
     }
   };
-  return (batchIndex: number, outcome: CallOutcome) =>
+  const settle = (batchIndex: number, outcome: CallOutcome) =>
     new Promise<void>((resolve, reject) => {
       // Outcomes settling in the same turn of the event loop queue up behind the first one's flush.
       if (queued.length === 0) queueMicrotask(() => queueMicrotask(() => void flush()));
       queued.push({ batchIndex, outcome, resolve, reject });
     });
+  return Object.assign(settle, { stepIndex });
 }
 
 export type SettleCall = ReturnType<typeof createSettleBatcher>;
@@ -86,7 +88,7 @@ export async function runStartedCall(
       "tool_playground.call.batch_index": call.batchIndex,
     },
     async (span) => {
-      const ran = await runTool(environment, call, signal);
+      const ran = await runTool(environment, call, signal, settle.stepIndex);
       span.setAttribute("tool_playground.call.status", ran.status);
       if (ran.error) span.setAttribute("error.type", ran.error.code);
       return ran;
@@ -150,6 +152,7 @@ async function runTool(
   environment: RunEnvironment,
   call: PreflightedCall,
   signal: AbortSignal,
+  stepIndex: number,
 ): Promise<CallOutcome> {
   const tool = environment.registry.get(call.name);
   if (call.toolFingerprint !== undefined) {
@@ -171,8 +174,12 @@ async function runTool(
       error: { code: "cancelled", message: `${call.name} was cancelled before it started.` },
     };
   }
+  const progress = progressReporter(environment, stepIndex, call.batchIndex);
   try {
-    const result = await tool.execute(call.parsedArguments, environment.createToolContext(signal));
+    const result = await tool.execute(call.parsedArguments, {
+      ...environment.createToolContext(signal),
+      reportProgress: progress.report,
+    });
     return { status: "ok", result: result ?? null, error: null };
   } catch (error) {
     // Stopped by a cancellation while it ran: not a failure of the tool, and not "never ran" either.
@@ -189,6 +196,9 @@ async function runTool(
         message: `${call.name} failed unexpectedly; the server log has the details.`,
       },
     };
+  } finally {
+    // Nothing more to say once it has answered: a report still waiting is dropped.
+    progress.stop();
   }
 }
 
@@ -223,4 +233,55 @@ async function checkToolDefinition(
   if (current !== call.toolFingerprint)
     return changed(`its server changed its definition (fingerprint now ${current.slice(0, 12)}…)`);
   return null;
+}
+
+/** Progress events of one call: at most one every this many ms (the last one waits its turn, never lost). */
+const PROGRESS_INTERVAL_MS = 500;
+
+/**
+ * Announces a running call's progress as `call_progress` events, at most one
+ * every {@link PROGRESS_INTERVAL_MS}: a report that comes sooner replaces the
+ * one waiting. Best effort: a report that cannot be stored is dropped (the
+ * call goes on; its outcome is what is recorded).
+ */
+function progressReporter(environment: RunEnvironment, stepIndex: number, batchIndex: number) {
+  let lastSentAt = 0;
+  let waiting: ToolProgress | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let isStopped = false;
+  const send = (progress: ToolProgress) => {
+    lastSentAt = Date.now();
+    environment.store
+      .appendEvent(environment.runId, environment.claimToken, {
+        type: "call_progress",
+        payload: {
+          stepIndex,
+          batchIndex,
+          progress: progress.progress,
+          total: progress.total ?? null,
+          message: progress.message?.slice(0, 500) ?? null,
+        },
+      })
+      .catch(() => {});
+  };
+  return {
+    report(progress: ToolProgress) {
+      if (isStopped || !Number.isFinite(progress.progress)) return;
+      const wait = lastSentAt + PROGRESS_INTERVAL_MS - Date.now();
+      if (wait <= 0 && timer === null) return send(progress);
+      waiting = progress;
+      timer ??= setTimeout(
+        () => {
+          timer = null;
+          if (waiting && !isStopped) send(waiting);
+          waiting = null;
+        },
+        Math.max(0, wait),
+      );
+    },
+    stop() {
+      isStopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
 }

@@ -54,6 +54,15 @@ export interface ToolContext {
   memory: MemoryStore;
   tasks: TaskStore;
   signal: AbortSignal;
+  /** Says how far a long call is; the run shows it live (best effort: never fails the call). */
+  reportProgress?(progress: ToolProgress): void;
+}
+
+/** How far a running call is: `progress` of `total` (when known), and what it is doing. */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** Longest accepted path, in UTF-16 code units; longer ones are refused. */

@@ -34,6 +34,8 @@ export interface CallView {
   /** When it started and settled (ISO, the events' times): its duration, once both are known. */
   startedAt: string | null;
   settledAt: string | null;
+  /** How far it said it is while it ran (an MCP server's progress), the latest report; null when none. */
+  progress?: { progress: number; total: number | null; message: string | null } | null;
 }
 
 export interface StepView {
@@ -192,6 +194,13 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
       return view;
     case "call_started":
       return updateCall(view, event.payload, { status: "running", startSeq: event.seq, startedAt: event.at });
+    case "call_progress": {
+      const { progress, total, message } = event.payload;
+      const call = findCall(view, event.payload);
+      // A report that arrives after the call answered says nothing new.
+      if (call?.status !== "running") return view;
+      return updateCall(view, event.payload, { progress: { progress, total, message } });
+    }
     case "call_settled": {
       const { status, result, error } = event.payload;
       return updateCall(view, event.payload, {
@@ -342,6 +351,12 @@ function updateStep(view: RunView, stepIndex: number, change: (step: StepView) =
     ...view,
     steps: view.steps.map((step) => (step.index === stepIndex ? change(step) : step)),
   };
+}
+
+function findCall(view: RunView, at: { stepIndex: number; batchIndex: number }): CallView | undefined {
+  return view.steps
+    .find((step) => step.index === at.stepIndex)
+    ?.calls.find((call) => call.batchIndex === at.batchIndex);
 }
 
 function updateCall(

@@ -6,6 +6,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { ToolProgress } from "@/lib/runtime";
 import {
   type ClassifiedMcpTool,
   classifyMcpTool,
@@ -45,6 +46,8 @@ export interface McpConnections {
     toolName: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
+    /** The server's progress reports, if it sends any. */
+    onProgress?: (progress: ToolProgress) => void,
   ): Promise<CallToolResult>;
   /** Closes every connection (a stdio server's process ends with it). */
   close(): Promise<void>;
@@ -127,12 +130,20 @@ export function createMcpConnections(servers: ReadonlyMap<string, McpServerConfi
         return { ...listed, tools: [], problem: `The MCP server "${id}" could not be listed: ${why}.` };
       }
     },
-    async call(id, toolName, args, outer) {
+    async call(id, toolName, args, outer, onProgress) {
       const config = configOf(id);
       const signal = withTimeout(config.timeoutMs, outer);
       try {
         return (await withClient(id, signal, outer, (client) =>
-          client.callTool({ name: toolName, arguments: args }, { signal, timeout: config.timeoutMs }),
+          client.callTool(
+            { name: toolName, arguments: args },
+            {
+              signal,
+              timeout: config.timeoutMs,
+              // The server may say how far it is; each report also keeps the call's time from running out.
+              ...(onProgress ? { onprogress: onProgress, resetTimeoutOnProgress: true } : {}),
+            },
+          ),
         )) as CallToolResult;
       } catch (error) {
         if (outer.aborted) throw error;

@@ -93,4 +93,32 @@ describe("an MCP server over Streamable HTTP (the everything server)", () => {
     ]);
     expect(report?.steps[0]?.calls[2]?.result).toEqual({ content: [{ type: "text", text: "Echo: three" }] });
   });
+
+  it("passes the server's progress reports on as the call's progress", async () => {
+    const { runId, settled } = await harness.service.startRun(
+      buildScenario({
+        name: "long operation over http",
+        mcpServers: ["everything"],
+        model: {
+          kind: "scripted",
+          turns: [
+            {
+              calls: [
+                { name: "everything__trigger-long-running-operation", arguments: { duration: 3, steps: 3 } },
+              ],
+            },
+            { calls: [{ name: "finish", arguments: { summary: "done" } }] },
+          ],
+        },
+      }),
+    );
+    expect(await settled).toBe("COMPLETED");
+    const reports = (await harness.service.readEvents(runId, 0)).flatMap((event) =>
+      event.type === "call_progress" ? [[event.payload.progress, event.payload.total]] : [],
+    );
+    expect(reports.slice(0, 2)).toEqual([
+      [1, 3],
+      [2, 3],
+    ]);
+  });
 });

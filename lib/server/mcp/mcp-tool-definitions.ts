@@ -66,7 +66,13 @@ function toDefinition(
     async execute(args, context) {
       let result: CallToolResult;
       try {
-        result = await connections.call(server, tool.serverName, args, context.signal);
+        result = await connections.call(
+          server,
+          tool.serverName,
+          args,
+          context.signal,
+          context.reportProgress,
+        );
       } catch (error) {
         if (error instanceof McpCallError) throw new ToolError(error.message);
         throw error;
