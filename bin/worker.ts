@@ -9,6 +9,7 @@
 import { databaseOptionsFromEnv, openDatabase } from "../db/client";
 import { startBackgroundWork } from "../lib/server/background-work";
 import { ExecutionSettingsError, readExecutionSettings } from "../lib/server/execution-settings";
+import { getMcpConnections } from "../lib/server/mcp/get-mcp-servers";
 import { createRunService } from "../lib/server/run-service";
 
 const log = (message: string, detail?: Record<string, unknown>) =>
@@ -33,6 +34,8 @@ async function main() {
   const shutDown = async (signal: string) => {
     log(`${signal}: finishing the sweep in progress, then stopping`);
     await stop();
+    // A stdio MCP server's process ends with its connection.
+    await getMcpConnections().close();
     await handle.close();
     process.exit(0);
   };
