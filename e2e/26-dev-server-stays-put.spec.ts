@@ -104,12 +104,8 @@ test("the development server serves a run's page once, however the run and its d
     );
     const page = await context.newPage();
     let documents = 0;
-    let rebuilds = 0;
     page.on("request", (request) => {
       if (request.isNavigationRequest() && request.frame() === page.mainFrame()) documents += 1;
-    });
-    page.on("console", (message) => {
-      if (message.text().includes("[Fast Refresh] rebuilding")) rebuilds += 1;
     });
     const probe = path.join(project, ".data", "pglite", "probe.json");
     await page.goto(`/runs/${runId}`, { timeout: 180_000 });
@@ -123,9 +119,10 @@ test("the development server serves a run's page once, however the run and its d
     // The run really changed while the page was watched; otherwise this proves nothing.
     expect((await lastSeq()) - seqBefore).toBeGreaterThan(5);
     expect(documents).toBe(1);
+    // A loop shows as the server compiling again and serving the page again. (The page's own
+    // "[Fast Refresh] rebuilding" messages are no sign: the first compile of each route it calls
+    // prints one, a couple of times in CI.)
     expect(later.filter((line) => /Compiled in|GET \/runs\//.test(line))).toEqual([]);
-    // One rebuild can be an ordinary first compile of a route the page calls; a loop repeats it.
-    expect(rebuilds).toBeLessThanOrEqual(1);
     await context.close();
   } finally {
     if (server.pid) process.kill(-server.pid, "SIGKILL");
