@@ -10,6 +10,7 @@ const OUTCOME_LABELS: Record<AuditOutcome, string> = {
   denied: "Denied",
   expired: "Expired (nobody decided)",
   automatic: "Automatic (always allow)",
+  voided: "Voided (the tool changed; not sent)",
 };
 
 /**
@@ -26,8 +27,8 @@ export function AuditList({ page, query }: { page: AuditPage; query: AuditQuery 
     <div className="list-page">
       <h1>Audit</h1>
       <p className="muted">
-        Every decision on a gated call, every wait that expired and every call a grant let through. Rows are
-        only ever added.
+        Every decision on a gated call, every wait that expired, every call a grant let through and every
+        approval voided because its tool changed before it was sent. Rows are only ever added.
       </p>
       <form className="list-filters" method="get" aria-label="Filter the audit">
         <label>

@@ -51,3 +51,28 @@ export function shownDefinitionOf(
   if (!call.toolFingerprint) return undefined;
   return pending.tools?.find((tool) => tool.name === call.name && tool.fingerprint === call.toolFingerprint);
 }
+
+/**
+ * What a pending call is bound to: its tool's definition when it is an MCP
+ * server's (nothing for the playground's own tools), or, when the definition
+ * it was planned with cannot be shown, a warning saying so.
+ */
+export function BoundDefinition({
+  call,
+  shown,
+  isDetailed = false,
+}: {
+  call: { name: string; toolFingerprint?: string };
+  shown: ShownToolDefinition | undefined;
+  isDetailed?: boolean;
+}) {
+  if (shown) return <ShownToolDefinitionNote tool={shown} isDetailed={isDetailed} />;
+  if (!call.toolFingerprint) return null;
+  return (
+    <p className="alert">
+      The definition of {call.name} this call is bound to (fingerprint{" "}
+      <code className="fingerprint">{call.toolFingerprint.slice(0, 12)}</code>) cannot be shown: its server
+      now defines the tool differently. Approving would not send it; deny it instead.
+    </p>
+  );
+}

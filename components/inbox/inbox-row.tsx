@@ -7,7 +7,7 @@ import { useCan } from "../auth/viewer-context";
 import { DenyForm } from "../decisions/deny-form";
 import { describeActionError } from "../decisions/describe-action-error";
 import { ExpiryCountdown } from "../decisions/expiry-countdown";
-import { ShownToolDefinitionNote, shownDefinitionOf } from "../decisions/shown-tool-definition";
+import { BoundDefinition, shownDefinitionOf } from "../decisions/shown-tool-definition";
 import { type DecideInput, useDecideTurn } from "../decisions/use-decide-turn";
 import { formatDuration } from "../ui/format-duration";
 
@@ -143,7 +143,7 @@ export function InboxRow({
                   </span>
                 )}{" "}
                 <code className="inline-args">{abbreviate(call.arguments)}</code>
-                {gate === 0 && shown && <ShownToolDefinitionNote tool={shown} />}
+                {gate >= 0 && <BoundDefinition call={call} shown={shown} />}
               </li>
             );
           })}

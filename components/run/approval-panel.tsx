@@ -8,7 +8,7 @@ import { describeActionError } from "../decisions/describe-action-error";
 import { EditArguments } from "../decisions/edit-arguments";
 import { ExpiryCountdown } from "../decisions/expiry-countdown";
 import { FileChangePreview } from "../decisions/file-change-preview";
-import { ShownToolDefinitionNote, shownDefinitionOf } from "../decisions/shown-tool-definition";
+import { BoundDefinition, shownDefinitionOf } from "../decisions/shown-tool-definition";
 import { type DecideInput, useDecideTurn } from "../decisions/use-decide-turn";
 import { JsonBlock } from "../ui/json-block";
 
@@ -101,7 +101,7 @@ function PendingCalls({ runId, pending }: { runId: string; pending: PendingTurnV
             ) : (
               <span className="tag">retained</span>
             )}
-            {shown && <ShownToolDefinitionNote tool={shown} isDetailed />}
+            <BoundDefinition call={call} shown={shown} isDetailed />
             {gate === 0 && <FileChangePreview runId={runId} call={call} />}
             <JsonBlock
               value={call.arguments}

@@ -4,7 +4,7 @@ import { approvals, runs } from "../schema";
 import { containing, idStartsWith } from "./text-match";
 
 /** What a row of the audit records: a person's approval or denial, an expired wait, or a grant's automatic approval. */
-export type AuditOutcome = "approved" | "denied" | "expired" | "automatic";
+export type AuditOutcome = "approved" | "denied" | "expired" | "automatic" | "voided";
 
 /** Which audit rows to list. */
 export interface AuditFilter {
@@ -54,6 +54,7 @@ export async function listAuditRows(db: Db, page: { limit: number; before?: numb
 function outcomeOf(kind: string, approve: boolean): AuditOutcome {
   if (kind === "expiry") return "expired";
   if (kind === "automatic") return "automatic";
+  if (kind === "voided") return "voided";
   return approve ? "approved" : "denied";
 }
 
@@ -63,6 +64,7 @@ function auditRowsMatching(filter: AuditFilter): SQL | undefined {
     denied: and(eq(approvals.kind, "decision"), eq(approvals.approve, false)),
     expired: eq(approvals.kind, "expiry"),
     automatic: eq(approvals.kind, "automatic"),
+    voided: eq(approvals.kind, "voided"),
   };
   return and(
     filter.outcome ? outcome[filter.outcome] : undefined,

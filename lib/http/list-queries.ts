@@ -42,7 +42,7 @@ export type RunListQuery = z.infer<typeof runListQuerySchema>;
 export const auditQuerySchema = z.object({
   outcome: z.preprocess(
     (value) => (value === "" ? undefined : value),
-    z.enum(["approved", "denied", "expired", "automatic"]).optional(),
+    z.enum(["approved", "denied", "expired", "automatic", "voided"]).optional(),
   ),
   actor: optionalText(200),
   tool: optionalText(64),

@@ -44,8 +44,8 @@ describe("the run event catalogue", () => {
   it("reads rows written before payloads had versions: step_planned v1 gets its completion count", () => {
     const event = decodeRunEvent(RUN, stored("step_planned", plannedV1));
     expect(event).toMatchObject({ seq: 7, type: "step_planned", payload: { stepIndex: 2, modelCalls: 3 } });
-    // …and, through version 2, calls that no grant let through.
-    expect(event.payload).toMatchObject({ calls: [{ id: "c0", allowedBy: null }] });
+    // …and, through version 2, calls that no grant let through; through version 4, no fingerprints.
+    expect(event.payload).toMatchObject({ calls: [{ id: "c0", allowedBy: null, toolFingerprint: null }] });
   });
 
   it("reads a run_started from before MCP servers as a run that uses none", () => {
@@ -141,7 +141,7 @@ describe("the run event catalogue", () => {
       ...plannedV1,
       modelCalls: 9,
       completion: { latencyMs: 30, usage: null, preamble: null, synthesized: false },
-      calls: plannedV1.calls.map((call) => ({ ...call, allowedBy: null })),
+      calls: plannedV1.calls.map((call) => ({ ...call, allowedBy: null, toolFingerprint: "c".repeat(64) })),
     };
     const event = decodeRunEvent(RUN, stored("step_planned", payload, RUN_EVENT_VERSIONS.step_planned));
     expect(event.payload).toEqual(payload);

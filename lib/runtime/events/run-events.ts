@@ -61,6 +61,12 @@ const payloadSchemas = {
         error: runErrorSchema.nullable(),
         /** The grant that let the call through without a decision ("always allow"); null otherwise. */
         allowedBy: toolAllowanceSchema.nullable(),
+        /**
+         * The fingerprint of its tool's definition when planned, for an MCP server's tool; null for
+         * the playground's own (and before version 5). A worker that takes the run over sends the
+         * call only if the tool is still defined this way.
+         */
+        toolFingerprint: z.string().nullable(),
       }),
     ),
   }),
@@ -193,7 +199,7 @@ export const RUN_EVENT_TYPES = Object.keys(payloadSchemas) as RunEventType[];
 /** The version each event type is written at. */
 export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
   run_started: 2,
-  step_planned: 4,
+  step_planned: 5,
   wave_started: 1,
   call_started: 1,
   call_settled: 1,
@@ -233,6 +239,15 @@ const UPGRADES: Partial<Record<RunEventType, Record<number, Upgrade>>> = {
     }),
     // Version 3 recorded nothing of the completion.
     3: (payload) => ({ ...payload, completion: null }),
+    // Version 4 came before MCP tools: no call had a fingerprint.
+    4: (payload) => ({
+      ...payload,
+      calls: Array.isArray(payload.calls)
+        ? payload.calls.map((call: unknown) =>
+            call !== null && typeof call === "object" ? { ...call, toolFingerprint: null } : call,
+          )
+        : payload.calls,
+    }),
   },
   approval_decided: {
     // Version 1 decided the barrier alone, as it was shown, granting nothing.
@@ -306,6 +321,7 @@ export function stepPlannedEvent(step: NewStep, modelCalls: number): RunEventOf<
         status,
         error,
         allowedBy: call.allowedBy ?? null,
+        toolFingerprint: call.toolFingerprint ?? null,
       })),
     },
   };

@@ -3,7 +3,7 @@ import { readPendingTurn } from "../coordinator/claim-waiting-run";
 import type { CoordinatorDependencies } from "../coordinator/coordinator-dependencies";
 import { checkDecision, type Decision, startDecision } from "../coordinator/decide";
 import { expireWait } from "../coordinator/expire-wait";
-import { RuntimeError, ToolServerUnavailableError } from "../errors";
+import { RuntimeError, ToolConfigurationError, ToolServerUnavailableError } from "../errors";
 import type { Model, TranscriptEntry } from "../model/model";
 import { describeFirstIssue, UnreadableRunError } from "../run/persisted-schemas";
 import { recoverRun } from "../run/recover-run";
@@ -110,12 +110,28 @@ export function createRunHost(options: RunHostOptions) {
     const prepared = options.prepareTools
       ? await options.prepareTools(scenario)
       : { definitions: [], problems: [] };
-    const registry = createToolRegistry({
-      definitions: prepared.definitions,
-      tools: scenario.tools,
-      approvals: scenario.approvals,
-    });
-    return { registry, problems: prepared.problems };
+    const problems = [...prepared.problems];
+    let definitions = prepared.definitions;
+    // A tool from elsewhere that cannot be offered (a schema that does not compile, a name that
+    // collides) is left out and named, never a failure of the run: the scenario's own tools were
+    // checked when it was accepted, so the registry always builds without the others.
+    for (;;) {
+      try {
+        const registry = createToolRegistry({
+          definitions,
+          tools: scenario.tools,
+          approvals: scenario.approvals,
+        });
+        return { registry, problems };
+      } catch (error) {
+        const refused = ToolConfigurationError.isInstance(error)
+          ? definitions.find((definition) => definition.name === error.toolName)
+          : undefined;
+        if (!refused || !(error instanceof Error)) throw error;
+        definitions = definitions.filter((definition) => definition !== refused);
+        problems.push(`${refused.name} cannot be offered: ${error.message}.`);
+      }
+    }
   }
 
   async function registryOf(run: RunRecord): Promise<ToolRegistry> {

@@ -155,7 +155,8 @@ async function runTool(
   stepIndex: number,
 ): Promise<CallOutcome> {
   const tool = environment.registry.get(call.name);
-  if (call.toolFingerprint !== undefined) {
+  // Any call of a tool defined elsewhere is checked, fingerprint or not: a missing one never matches.
+  if (call.toolFingerprint !== undefined || tool?.fingerprint !== undefined || tool?.currentFingerprint) {
     const changed = await checkToolDefinition(tool, call, signal);
     if (changed) return { status: "error", result: null, error: changed };
   }
@@ -204,34 +205,49 @@ async function runTool(
 
 /** The error code of a call that was not sent because its tool's definition changed after it was planned or approved. */
 export const TOOL_CHANGED = "tool_changed";
+/** The error code of a call that was not sent because its tool's definition could not be read again. */
+export const TOOL_UNVERIFIABLE = "tool_unverifiable";
 
 /**
  * A call of a tool defined elsewhere is sent only if the tool's definition,
  * read afresh right before, is still the one the call was planned and
  * approved with (its fingerprint). Otherwise it is not sent, and this says
- * why; the caller settles it `tool_changed`. Null when it may be sent.
+ * why: `tool_changed` (another definition, or none), `tool_unverifiable`
+ * (the server could not be asked), `cancelled` (a cancel came meanwhile).
+ * Null when it may be sent.
  */
 async function checkToolDefinition(
   tool: ToolDefinition | undefined,
   call: PreflightedCall,
   signal: AbortSignal,
 ): Promise<RunError | null> {
-  const changed = (now: string) => ({
-    code: TOOL_CHANGED,
-    message: `${call.name} was not sent: ${now}. Its approval and plan were bound to the definition that was shown (fingerprint ${call.toolFingerprint?.slice(0, 12)}…).`,
+  const shown = call.toolFingerprint;
+  const notSent = (code: string, why: string) => ({
+    code,
+    message: `${call.name} was not sent: ${why}. ${
+      shown
+        ? `It was planned and approved with the definition shown then (fingerprint ${shown.slice(0, 12)}…).`
+        : "It was planned without a fingerprint of its definition, so no definition can match it."
+    }`,
   });
-  if (!tool) return changed("its tool is no longer offered");
+  if (!tool) return notSent(TOOL_CHANGED, "its tool is no longer offered");
   let current: string | null;
   try {
     current = tool.currentFingerprint ? await tool.currentFingerprint(signal) : (tool.fingerprint ?? null);
   } catch (error) {
+    if (signal.aborted)
+      return { code: "cancelled", message: `${call.name} was cancelled before it was sent.` };
     // Not knowing the definition is not the same as knowing it unchanged: fail closed.
     const why = ToolError.isInstance(error) ? error.message : "its definition could not be read again";
-    return changed(why.replace(/\.$/, ""));
+    return notSent(TOOL_UNVERIFIABLE, why.replace(/\.$/, ""));
   }
-  if (current === null) return changed("its server no longer lists it");
-  if (current !== call.toolFingerprint)
-    return changed(`its server changed its definition (fingerprint now ${current.slice(0, 12)}…)`);
+  if (signal.aborted) return { code: "cancelled", message: `${call.name} was cancelled before it was sent.` };
+  if (current === null) return notSent(TOOL_CHANGED, "its server no longer lists it");
+  if (current !== shown)
+    return notSent(
+      TOOL_CHANGED,
+      `its server changed its definition (fingerprint now ${current.slice(0, 12)}…)`,
+    );
   return null;
 }
 

@@ -4,7 +4,13 @@ import type { PreflightedCall } from "../preflight";
 import type { ToolRegistry } from "../tools/tool-registry";
 import { inSpan } from "../tracing";
 import { computeCallDigest, computeTurnDigest } from "../turn-digest";
-import { createSettleBatcher, executeCall, runStartedCall, TOOL_CHANGED } from "./execute-call";
+import {
+  createSettleBatcher,
+  executeCall,
+  runStartedCall,
+  TOOL_CHANGED,
+  TOOL_UNVERIFIABLE,
+} from "./execute-call";
 import type { RunEnvironment } from "./run-environment";
 import { LostClaimError } from "./run-errors";
 import type { ApprovalRecord } from "./run-store";
@@ -356,11 +362,15 @@ async function runApprovedBarrier(
     outcomes: { ...progress.outcomes, [barrier.batchIndex]: outcome },
   };
   if (outcome.status === "ok") return after;
-  if (outcome.error?.code === TOOL_CHANGED) {
-    await voidApproval(environment, progress, barrier, outcome.error.message);
+  const notSent = outcome.error?.code;
+  if (notSent === TOOL_CHANGED || notSent === TOOL_UNVERIFIABLE) {
+    await voidApproval(environment, progress, barrier, outcome.error?.message ?? notSent);
     return invalidateRemaining(environment, after, {
-      code: TOOL_CHANGED,
-      message: `the definition of ${barrier.name} changed after its approval`,
+      code: notSent,
+      message:
+        notSent === TOOL_CHANGED
+          ? `the definition of ${barrier.name} changed after its approval`
+          : `the definition of ${barrier.name} could not be checked before it was sent`,
     });
   }
   return invalidateRemaining(environment, after, {

@@ -285,7 +285,12 @@ function progressOf(
         },
         environment.registry,
       );
-      return call.allowedBy ? { ...preflighted, isGated: false, allowedBy: call.allowedBy } : preflighted;
+      // Bound to the definition it was planned (and approved) with, not to today's listing: the
+      // call is sent only if its tool is still defined that way. A call of a tool defined
+      // elsewhere that was planned with no fingerprint can never match (see runTool).
+      const { toolFingerprint: _listedNow, ...planned } = preflighted;
+      const bound = call.toolFingerprint ? { ...planned, toolFingerprint: call.toolFingerprint } : planned;
+      return call.allowedBy ? { ...bound, isGated: false, allowedBy: call.allowedBy } : bound;
     }),
     edits: Object.fromEntries(
       step.calls.flatMap((call) =>

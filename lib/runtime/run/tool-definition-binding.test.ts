@@ -21,6 +21,9 @@ function remoteServer(hostOptions: Parameters<typeof createMemoryRunHost>[0] = {
     listings: 0,
     /** The write never answers (its worker dies while it is in flight). */
     hangs: false,
+    /** The server changes the write's definition between a listing and the send that follows it. */
+    changesAtSend: false,
+    writeEffect: "NON_IDEMPOTENT_WRITE" as "NON_IDEMPOTENT_WRITE" | "IDEMPOTENT_WRITE",
   };
   const origin = (serverToolName: string) => ({
     kind: "mcp" as const,
@@ -37,11 +40,12 @@ function remoteServer(hostOptions: Parameters<typeof createMemoryRunHost>[0] = {
       description: `Writes (definition ${state.writeFingerprint.slice(0, 1)})`,
       parameters: { type: "object", properties: { text: { type: "string" } } },
       resourceClass: "write",
-      effect: "NON_IDEMPOTENT_WRITE",
+      effect: state.writeEffect,
       approval: "always",
       fingerprint: state.writeFingerprint,
       origin: origin("write"),
-      currentFingerprint: async () => (state.listed ? state.writeFingerprint : null),
+      currentFingerprint: async () =>
+        state.changesAtSend ? fingerprint("d") : state.listed ? state.writeFingerprint : null,
       execute: async (args) => {
         state.sent.push(`write ${JSON.stringify(args)}`);
         if (state.hangs) await new Promise(() => {});
@@ -238,5 +242,86 @@ describe("an approval is bound to the definition of the tool that was shown", ()
     expect(server.state.sent).toEqual(['write {"text":"hello"}']);
     const report = await second.getReport(runId);
     expect(report?.steps[0]?.calls[0]).toMatchObject({ status: "error", error: { code: "interrupted" } });
+  });
+
+  it("reads the definition again right before the send: a change after the decision's own listing is caught", async () => {
+    const server = remoteServer();
+    const { runId, pending } = await waitingRun(server);
+    // Listed unchanged when the decision is applied, changed by the time the call would go out.
+    server.state.changesAtSend = true;
+    await server.host.decide(runId, { approve: true, turnDigest: pending.turnDigest, actor: "alice" });
+    expect(server.state.sent).toEqual([]);
+    const report = await server.host.getReport(runId);
+    expect(report?.steps[0]?.calls[0]).toMatchObject({ error: { code: TOOL_CHANGED } });
+  });
+
+  it("a worker that dies while an approved, repeatable MCP write is in flight: the one that takes over sends it again only if its definition is the one approved", async () => {
+    const clock = { now: Date.parse("2026-11-30T08:00:00Z") };
+    const store = createMemoryRunStore({ now: () => clock.now });
+    let isDead = false;
+    const dying = (inner: RunStore): RunStore =>
+      Object.fromEntries(
+        Object.entries(inner).map(([method, implementation]) => [
+          method,
+          (...args: unknown[]) =>
+            isDead ? new Promise(() => {}) : (implementation as (...a: unknown[]) => unknown)(...args),
+        ]),
+      ) as unknown as RunStore;
+    const server = remoteServer({ store, wrapStore: dying, leaseMs: 1_000, instanceId: "first" });
+    server.state.writeEffect = "IDEMPOTENT_WRITE";
+    const { runId, pending } = await waitingRun(server);
+    server.state.hangs = true;
+    void server.host.startDecision(runId, { approve: true, turnDigest: pending.turnDigest, actor: "alice" });
+    await expect.poll(() => server.state.sent.length).toBe(1);
+    isDead = true;
+    // While nobody drives the run, the server redefines the tool.
+    server.state.writeFingerprint = fingerprint("b");
+    server.state.hangs = false;
+
+    const second = createMemoryRunHost({
+      store,
+      prepareTools: server.prepareTools,
+      leaseMs: 1_000,
+      instanceId: "second",
+    });
+    clock.now += 1_001;
+    const [recovery] = await second.recoverExpiredRuns();
+    expect(await recovery?.settled).toBe("COMPLETED");
+    expect(server.state.sent).toEqual(['write {"text":"hello"}']);
+    const report = await second.getReport(runId);
+    expect(report?.steps[0]?.calls[0]).toMatchObject({ status: "error", error: { code: TOOL_CHANGED } });
+  });
+
+  it("leaves out a tool from elsewhere that cannot be offered, naming it: a run does not start without it, a waiting one goes on", async () => {
+    const server = remoteServer();
+    const { runId, pending } = await waitingRun(server);
+    const broken: ToolDefinition = {
+      name: "srv__broken",
+      description: "A schema no validator compiles",
+      parameters: { type: "object", properties: { a: { type: "nonsense" } } },
+      resourceClass: "pure_read",
+      effect: "READ",
+      approval: "never",
+      fingerprint: fingerprint("f"),
+      execute: async () => ({}),
+    };
+    const original = server.prepareTools;
+    const withBroken = async () => {
+      const listed = await original();
+      return { ...listed, definitions: [...listed.definitions, broken] };
+    };
+    const host = createMemoryRunHost({ store: server.host.store, prepareTools: withBroken });
+    await expect(host.startRun(scenario)).rejects.toMatchObject({
+      code: "tool_server_unavailable",
+      message: expect.stringContaining("srv__broken cannot be offered"),
+    });
+    // A decision on a run that already waits still takes effect, without the broken tool.
+    const decided = await host.decide(runId, {
+      approve: true,
+      turnDigest: pending.turnDigest,
+      actor: "alice",
+    });
+    expect(decided.status).toBe("COMPLETED");
+    expect(server.state.sent).toEqual(['write {"text":"hello"}', "read"]);
   });
 });

@@ -32,6 +32,29 @@ describe("scenario validation (SPEC §8)", () => {
     ).toBe('{"path": "a"');
   });
 
+  it("keeps MCP servers' tool names and approvals to the operator: no custom tool named server__tool, no approval naming one", () => {
+    const tool = {
+      description: "d",
+      resourceClass: "write",
+      effect: "READ",
+      approval: "never",
+      parameters: { type: "object" },
+    };
+    const named = validateScenario({ ...minimal, tools: [{ ...tool, name: "memory__create_entities" }] });
+    expect(named.ok ? [] : named.issues).toContainEqual({
+      path: "tools[0].name",
+      message: "must not contain '__' (MCP servers' tools are named so)",
+    });
+    const approved = validateScenario({
+      ...minimal,
+      mcpServers: ["memory"],
+      approvals: { memory__create_entities: "never" },
+    });
+    expect(approved.ok ? [] : approved.issues.map((issue) => issue.path)).toEqual([
+      "approvals.memory__create_entities",
+    ]);
+  });
+
   it("names the JSON path of every problem", () => {
     const result = validateScenario({
       name: "",

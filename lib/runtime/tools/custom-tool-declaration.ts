@@ -22,7 +22,11 @@ export const approvalTimeoutSchema = z.number().int().min(1).max(604_800);
 
 export const customToolDeclarationSchema = z
   .object({
-    name: z.string().regex(TOOL_NAME_PATTERN, "must be 1-64 letters, digits, '_' or '-'"),
+    name: z
+      .string()
+      .regex(TOOL_NAME_PATTERN, "must be 1-64 letters, digits, '_' or '-'")
+      // `server__tool` names belong to the operator's MCP servers.
+      .refine((name) => !name.includes("__"), "must not contain '__' (MCP servers' tools are named so)"),
     description: z.string().default(""),
     resourceClass: z.enum(RESOURCE_CLASSES),
     effect: z.enum(EFFECTS),

@@ -195,3 +195,36 @@ describe("custom tools and overrides", () => {
     );
   });
 });
+
+describe("tools defined elsewhere (an MCP server's)", () => {
+  const fromServer = {
+    name: "memory__create_entities",
+    description: "Creates entities",
+    parameters: { type: "object" as const },
+    resourceClass: "write" as const,
+    effect: "NON_IDEMPOTENT_WRITE" as const,
+    approval: "always" as const,
+    fingerprint: "a".repeat(64),
+    origin: {
+      kind: "mcp" as const,
+      server: "memory",
+      trust: "trusted" as const,
+      serverToolName: "create_entities",
+      annotations: null,
+      outputSchema: null,
+      basis: "test",
+    },
+    execute: async () => ({}),
+  };
+
+  it("never lets an approval override switch their approval off: only the operator decides that", () => {
+    expect(() =>
+      createToolRegistry({ definitions: [fromServer], approvals: { memory__create_entities: "never" } }),
+    ).toThrow(ToolConfigurationError);
+    const stricter = createToolRegistry({
+      definitions: [{ ...fromServer, approval: "never" }],
+      approvals: { memory__create_entities: "always" },
+    });
+    expect(stricter.get("memory__create_entities")?.approval).toBe("always");
+  });
+});

@@ -34,6 +34,8 @@ export function exportRunAsScenario(original: Scenario, view: RunView): Exported
       );
       return [];
     }
+    // Nobody decided it: the approval it voids is replayed; whether the tool changes again is the server's.
+    if (decision.kind === "voided") return [];
     return [
       {
         approve: decision.approve,

@@ -23,6 +23,8 @@ export interface CallView {
   editedArguments: string | null;
   /** The grant that let it through without a decision ("always allow"); else null. */
   allowedBy: ToolAllowance | null;
+  /** The fingerprint of its tool's definition when planned (an MCP server's tool); else null. */
+  toolFingerprint: string | null;
   resourceClass: ResourceClass | null;
   isGated: boolean;
   status: CallStatus;

@@ -70,7 +70,8 @@ export function createMcpConnections(servers: ReadonlyMap<string, McpServerConfi
     return config;
   }
 
-  function connect(id: string, signal: AbortSignal): Promise<Client> {
+  /** The server's connection (the one open, or a new one), as the map holds it. */
+  function connectionOf(id: string): Promise<Client> {
     let client = open.get(id);
     if (!client) {
       const created = new Client({ name: "tool-playground", version: "1.0.0" });
@@ -84,7 +85,7 @@ export function createMcpConnections(servers: ReadonlyMap<string, McpServerConfi
       });
       open.set(id, client);
     }
-    return raceAbort(client, signal);
+    return client;
   }
 
   /**
@@ -99,11 +100,13 @@ export function createMcpConnections(servers: ReadonlyMap<string, McpServerConfi
     cancelled: AbortSignal | undefined,
     work: (client: Client) => Promise<T>,
   ) {
-    const client = await connect(id, signal);
+    const connection = connectionOf(id);
+    const client = await raceAbort(connection, signal);
     try {
       return await work(client);
     } catch (error) {
-      if (!cancelled?.aborted && open.get(id) !== undefined) {
+      // Only this connection, never a newer one another call opened meanwhile.
+      if (!cancelled?.aborted && open.get(id) === connection) {
         open.delete(id);
         await client.close().catch(() => {});
       }
@@ -140,8 +143,8 @@ export function createMcpConnections(servers: ReadonlyMap<string, McpServerConfi
             {
               signal,
               timeout: config.timeoutMs,
-              // The server may say how far it is; each report also keeps the call's time from running out.
-              ...(onProgress ? { onprogress: onProgress, resetTimeoutOnProgress: true } : {}),
+              // The server may say how far it is. The call's time (timeoutMs) is a total all the same.
+              ...(onProgress ? { onprogress: onProgress } : {}),
             },
           ),
         )) as CallToolResult;
