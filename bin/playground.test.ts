@@ -32,6 +32,57 @@ describe("npm run playground -- run <scenario.json>", () => {
     expect(result.stderr).toContain("COMPLETED");
   });
 
+  it("runs a scenario that uses an operator's MCP server: the memory preset, its write decided, the entity read back", () => {
+    const memoryFile = path.join(mkdtempSync(path.join(tmpdir(), "tp-cli-mcp-")), "memory.jsonl");
+    const servers = {
+      memory: {
+        transport: {
+          kind: "stdio",
+          command: process.execPath,
+          args: [path.join(process.cwd(), "node_modules/@modelcontextprotocol/server-memory/dist/index.js")],
+          env: { MEMORY_FILE_PATH: memoryFile },
+        },
+        trust: "trusted",
+      },
+    };
+    const result = spawnSync(
+      "npm",
+      [
+        "run",
+        "--silent",
+        "playground",
+        "--",
+        "run",
+        path.join("lib", "scenarios", "mcp-memory-create-then-read.json"),
+      ],
+      {
+        encoding: "utf8",
+        env: { ...process.env, DATABASE_URL: "", PLAYGROUND_MCP_SERVERS: JSON.stringify(servers) },
+      },
+    );
+    expect(result.status).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({
+      status: "COMPLETED",
+      decisions: [{ approve: true, outcome: "executed" }],
+    });
+    expect(report.steps[0].calls[1].result.entities).toMatchObject([{ name: "Ada Lovelace" }]);
+    const unconfigured = spawnSync(
+      "npm",
+      [
+        "run",
+        "--silent",
+        "playground",
+        "--",
+        "run",
+        path.join("lib", "scenarios", "mcp-memory-create-then-read.json"),
+      ],
+      { encoding: "utf8", env: { ...process.env, DATABASE_URL: "", PLAYGROUND_MCP_SERVERS: "" } },
+    );
+    expect(unconfigured.status).toBe(2);
+    expect(unconfigured.stderr).toContain('mcpServers.0: no MCP server "memory" is configured');
+  }, 60_000);
+
   it("refuses an invalid scenario before any run, naming each JSON path", () => {
     const file = writeScenario(
       JSON.stringify({

@@ -18,6 +18,9 @@ import {
 import { createMemoryRunHost } from "../lib/runtime/testing/memory-run-host";
 import { createModelForScenario } from "../lib/server/create-model-for-scenario";
 import { getModelEndpoints } from "../lib/server/get-model-endpoints";
+import { getMcpConnections, getMcpServers } from "../lib/server/mcp/get-mcp-servers";
+import { checkScenarioMcpServers } from "../lib/server/mcp/mcp-servers";
+import { createMcpToolPreparer } from "../lib/server/mcp/mcp-tool-definitions";
 import { checkScenarioModel } from "../lib/server/model-endpoints";
 import { ACCOUNT_USAGE } from "./account-usage";
 
@@ -161,18 +164,30 @@ async function main() {
       process.stderr.write(`run ${report.runId}: ${report.status}\n`);
     }
   } catch (error) {
-    await handle?.close();
+    await closeAll(handle);
     failOnKnownError(error, scenarioPath);
   }
+  await closeAll(handle);
+}
+
+/** The database, and the MCP servers' connections (a stdio server's process ends with its connection). */
+async function closeAll(handle: { close(): Promise<void> } | null) {
+  await getMcpConnections().close();
   await handle?.close();
 }
 
 /** A host over the in-memory store, with the operator's real models: a headless run needs nothing else. */
 function createInMemoryHost(log: (message: string, detail?: Record<string, unknown>) => void) {
   const modelEndpoints = getModelEndpoints();
+  // The operator's MCP servers (PLAYGROUND_MCP_SERVERS), as the server uses them.
+  const mcpServers = getMcpServers();
   return createMemoryRunHost({
     createModel: (scenario) => createModelForScenario(scenario, modelEndpoints),
-    checkScenario: (scenario) => checkScenarioModel(scenario, modelEndpoints),
+    checkScenario: (scenario) => {
+      checkScenarioModel(scenario, modelEndpoints);
+      checkScenarioMcpServers(scenario, mcpServers);
+    },
+    prepareTools: createMcpToolPreparer(() => mcpServers, getMcpConnections()),
     log,
   });
 }
