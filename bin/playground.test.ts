@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { memoryServerConfig } from "../lib/server/mcp/testing/memory-server";
 
 // The real command, as users and scripts run it: stdout must be the report and nothing else.
 function runCli(...args: string[]) {
@@ -34,32 +35,20 @@ describe("npm run playground -- run <scenario.json>", () => {
 
   it("runs a scenario that uses an operator's MCP server: the memory preset, its write decided, the entity read back", () => {
     const memoryFile = path.join(mkdtempSync(path.join(tmpdir(), "tp-cli-mcp-")), "memory.jsonl");
-    const servers = {
-      memory: {
-        transport: {
-          kind: "stdio",
-          command: process.execPath,
-          args: [path.join(process.cwd(), "node_modules/@modelcontextprotocol/server-memory/dist/index.js")],
-          env: { MEMORY_FILE_PATH: memoryFile },
-        },
-        trust: "trusted",
-      },
-    };
-    const result = spawnSync(
-      "npm",
-      [
-        "run",
-        "--silent",
-        "playground",
-        "--",
-        "run",
-        path.join("lib", "scenarios", "mcp-memory-create-then-read.json"),
-      ],
-      {
-        encoding: "utf8",
-        env: { ...process.env, DATABASE_URL: "", PLAYGROUND_MCP_SERVERS: JSON.stringify(servers) },
-      },
-    );
+    const runPreset = (servers: string) =>
+      spawnSync(
+        "npm",
+        [
+          "run",
+          "--silent",
+          "playground",
+          "--",
+          "run",
+          path.join("lib", "scenarios", "mcp-memory-create-then-read.json"),
+        ],
+        { encoding: "utf8", env: { ...process.env, DATABASE_URL: "", PLAYGROUND_MCP_SERVERS: servers } },
+      );
+    const result = runPreset(JSON.stringify({ memory: memoryServerConfig(memoryFile) }));
     expect(result.status).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({
@@ -67,18 +56,7 @@ describe("npm run playground -- run <scenario.json>", () => {
       decisions: [{ approve: true, outcome: "executed" }],
     });
     expect(report.steps[0].calls[1].result.entities).toMatchObject([{ name: "Ada Lovelace" }]);
-    const unconfigured = spawnSync(
-      "npm",
-      [
-        "run",
-        "--silent",
-        "playground",
-        "--",
-        "run",
-        path.join("lib", "scenarios", "mcp-memory-create-then-read.json"),
-      ],
-      { encoding: "utf8", env: { ...process.env, DATABASE_URL: "", PLAYGROUND_MCP_SERVERS: "" } },
-    );
+    const unconfigured = runPreset("");
     expect(unconfigured.status).toBe(2);
     expect(unconfigured.stderr).toContain('mcpServers.0: no MCP server "memory" is configured');
   }, 60_000);

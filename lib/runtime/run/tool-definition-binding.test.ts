@@ -101,6 +101,50 @@ async function waitingRun(server: ReturnType<typeof remoteServer>) {
   return { runId, pending: view.pending };
 }
 
+/**
+ * Two workers on one store: the first approves the write and dies while it
+ * is in flight (from then on none of its store calls return, as from a
+ * killed process); `takeOver` lets its lease run out and has a second
+ * worker, listing the same server, recover the run.
+ */
+async function crashWhileWriting(writeEffect: "NON_IDEMPOTENT_WRITE" | "IDEMPOTENT_WRITE") {
+  const clock = { now: Date.parse("2026-11-30T08:00:00Z") };
+  const store = createMemoryRunStore({ now: () => clock.now });
+  let isDead = false;
+  const dying = (inner: RunStore): RunStore =>
+    Object.fromEntries(
+      Object.entries(inner).map(([method, implementation]) => [
+        method,
+        (...args: unknown[]) =>
+          isDead ? new Promise(() => {}) : (implementation as (...a: unknown[]) => unknown)(...args),
+      ]),
+    ) as unknown as RunStore;
+  const server = remoteServer({ store, wrapStore: dying, leaseMs: 1_000, instanceId: "first" });
+  server.state.writeEffect = writeEffect;
+  const { runId, pending } = await waitingRun(server);
+  server.state.hangs = true;
+  void server.host.startDecision(runId, { approve: true, turnDigest: pending.turnDigest, actor: "alice" });
+  await expect.poll(() => server.state.sent.length).toBe(1);
+  isDead = true;
+  server.state.hangs = false;
+  const second = createMemoryRunHost({
+    store,
+    prepareTools: server.prepareTools,
+    leaseMs: 1_000,
+    instanceId: "second",
+  });
+  return {
+    server,
+    runId,
+    second,
+    async takeOver() {
+      clock.now += 1_001;
+      const [recovery] = await second.recoverExpiredRuns();
+      return recovery?.settled;
+    },
+  };
+}
+
 describe("an approval is bound to the definition of the tool that was shown", () => {
   it("puts each call's tool fingerprint in the pending turn and its digest, with the definition shown", async () => {
     const server = remoteServer();
@@ -208,39 +252,13 @@ describe("an approval is bound to the definition of the tool that was shown", ()
   });
 
   it("a worker that dies while an approved MCP write is in flight: the one that takes over lists the tools again and never sends it twice", async () => {
-    const clock = { now: Date.parse("2026-11-30T08:00:00Z") };
-    const store = createMemoryRunStore({ now: () => clock.now });
-    let isDead = false;
-    // From the moment it dies, none of the first instance's store calls return: a killed process.
-    const dying = (inner: RunStore): RunStore =>
-      Object.fromEntries(
-        Object.entries(inner).map(([method, implementation]) => [
-          method,
-          (...args: unknown[]) =>
-            isDead ? new Promise(() => {}) : (implementation as (...a: unknown[]) => unknown)(...args),
-        ]),
-      ) as unknown as RunStore;
-    const server = remoteServer({ store, wrapStore: dying, leaseMs: 1_000, instanceId: "first" });
-    const { runId, pending } = await waitingRun(server);
-    server.state.hangs = true;
-    void server.host.startDecision(runId, { approve: true, turnDigest: pending.turnDigest, actor: "alice" });
-    await expect.poll(() => server.state.sent.length).toBe(1);
-    isDead = true;
-
-    const second = createMemoryRunHost({
-      store,
-      prepareTools: server.prepareTools,
-      leaseMs: 1_000,
-      instanceId: "second",
-    });
-    const listingsBefore = server.state.listings;
-    clock.now += 1_001;
-    const [recovery] = await second.recoverExpiredRuns();
-    expect(await recovery?.settled).toBe("COMPLETED");
-    expect(server.state.listings).toBeGreaterThan(listingsBefore);
+    const crash = await crashWhileWriting("NON_IDEMPOTENT_WRITE");
+    const listingsBefore = crash.server.state.listings;
+    expect(await crash.takeOver()).toBe("COMPLETED");
+    expect(crash.server.state.listings).toBeGreaterThan(listingsBefore);
     // Sent once, by the worker that died; its outcome is unknown, so it is not sent again.
-    expect(server.state.sent).toEqual(['write {"text":"hello"}']);
-    const report = await second.getReport(runId);
+    expect(crash.server.state.sent).toEqual(['write {"text":"hello"}']);
+    const report = await crash.second.getReport(crash.runId);
     expect(report?.steps[0]?.calls[0]).toMatchObject({ status: "error", error: { code: "interrupted" } });
   });
 
@@ -256,39 +274,12 @@ describe("an approval is bound to the definition of the tool that was shown", ()
   });
 
   it("a worker that dies while an approved, repeatable MCP write is in flight: the one that takes over sends it again only if its definition is the one approved", async () => {
-    const clock = { now: Date.parse("2026-11-30T08:00:00Z") };
-    const store = createMemoryRunStore({ now: () => clock.now });
-    let isDead = false;
-    const dying = (inner: RunStore): RunStore =>
-      Object.fromEntries(
-        Object.entries(inner).map(([method, implementation]) => [
-          method,
-          (...args: unknown[]) =>
-            isDead ? new Promise(() => {}) : (implementation as (...a: unknown[]) => unknown)(...args),
-        ]),
-      ) as unknown as RunStore;
-    const server = remoteServer({ store, wrapStore: dying, leaseMs: 1_000, instanceId: "first" });
-    server.state.writeEffect = "IDEMPOTENT_WRITE";
-    const { runId, pending } = await waitingRun(server);
-    server.state.hangs = true;
-    void server.host.startDecision(runId, { approve: true, turnDigest: pending.turnDigest, actor: "alice" });
-    await expect.poll(() => server.state.sent.length).toBe(1);
-    isDead = true;
+    const crash = await crashWhileWriting("IDEMPOTENT_WRITE");
     // While nobody drives the run, the server redefines the tool.
-    server.state.writeFingerprint = fingerprint("b");
-    server.state.hangs = false;
-
-    const second = createMemoryRunHost({
-      store,
-      prepareTools: server.prepareTools,
-      leaseMs: 1_000,
-      instanceId: "second",
-    });
-    clock.now += 1_001;
-    const [recovery] = await second.recoverExpiredRuns();
-    expect(await recovery?.settled).toBe("COMPLETED");
-    expect(server.state.sent).toEqual(['write {"text":"hello"}']);
-    const report = await second.getReport(runId);
+    crash.server.state.writeFingerprint = fingerprint("b");
+    expect(await crash.takeOver()).toBe("COMPLETED");
+    expect(crash.server.state.sent).toEqual(['write {"text":"hello"}']);
+    const report = await crash.second.getReport(crash.runId);
     expect(report?.steps[0]?.calls[0]).toMatchObject({ status: "error", error: { code: TOOL_CHANGED } });
   });
 

@@ -8,6 +8,7 @@ import { SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { buildScenario, openScenarioHarness, type ScenarioHarness } from "../testing/scenario-harness";
 import { createMcpConnections, type McpConnections } from "./mcp-connections";
 import { type McpServerConfig, mcpServerSchema } from "./mcp-servers";
+import { memoryServerConfig } from "./testing/memory-server";
 
 // Runs whose tools come from a real MCP server: the fixture in ./testing, a
 // child process over stdio, one folder of its own per server id.
@@ -33,18 +34,7 @@ function fixture(trust: "trusted" | "untrusted", timeoutMs = 30_000): [string, M
 let memoryConfig: [string, McpServerConfig] | undefined;
 function memoryServer(): [string, McpServerConfig] {
   const file = path.join(mkdtempSync(path.join(tmpdir(), "mcp-memory-")), "memory.jsonl");
-  memoryConfig ??= [
-    "memory",
-    mcpServerSchema.parse({
-      transport: {
-        kind: "stdio",
-        command: process.execPath,
-        args: [path.join(process.cwd(), "node_modules/@modelcontextprotocol/server-memory/dist/index.js")],
-        env: { MEMORY_FILE_PATH: file },
-      },
-      trust: "trusted",
-    }),
-  ];
+  memoryConfig ??= ["memory", mcpServerSchema.parse(memoryServerConfig(file))];
   return memoryConfig;
 }
 
