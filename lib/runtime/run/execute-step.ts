@@ -3,7 +3,7 @@ import type { RunEvent, RunEventOf } from "../events/run-events";
 import type { PreflightedCall } from "../preflight";
 import type { ToolRegistry } from "../tools/tool-registry";
 import { inSpan } from "../tracing";
-import { computeCallDigest, computeTurnDigest } from "../turn-digest";
+import { computeTurnDigest } from "../turn-digest";
 import {
   createSettleBatcher,
   executeCall,
@@ -17,6 +17,7 @@ import type { ApprovalRecord } from "./run-store";
 import type { CallOutcome, PendingTurn, RunError, ShownToolDefinition } from "./run-types";
 import { type StepProgress, SUSPENDED_STATE_VERSION } from "./suspended-state";
 import { automaticApprovals } from "./tool-allowances";
+import { voidApproval } from "./void-approval";
 
 /** What a worker that claimed a waiting run does with the barrier it waits at. */
 export type BarrierAction =
@@ -377,61 +378,4 @@ async function runApprovedBarrier(
     code: "gated_call_failed",
     message: `the approval-gated call ${barrier.name} (batchIndex ${barrier.batchIndex}) failed`,
   });
-}
-
-/**
- * Records in the audit that an approval no longer holds: the approved call's
- * tool changed its definition before the call was sent (it was not sent). A
- * row of kind `voided` names the approval it voids; `approval_voided`
- * announces it in the same write. An audit that cannot store it changes
- * nothing more: nothing was sent, and the event still says why.
- */
-async function voidApproval(
-  environment: RunEnvironment,
-  progress: StepProgress,
-  barrier: PreflightedCall,
-  why: string,
-): Promise<void> {
-  const { runId, store, claimToken } = environment;
-  const approval = (await store.listApprovals(runId))
-    .filter((row) => row.callId === barrier.id && row.approve && row.kind !== "voided")
-    .at(-1);
-  const decisionId = crypto.randomUUID();
-  const event = (audited: boolean) => ({
-    type: "approval_voided" as const,
-    payload: {
-      stepIndex: progress.stepIndex,
-      batchIndex: barrier.batchIndex,
-      toolName: barrier.name,
-      decisionId,
-      voidedDecision: approval?.decisionId ?? null,
-      reason: why,
-      audited,
-    },
-  });
-  const audited = await store.recordApproval(
-    [
-      {
-        runId,
-        turnDigest: approval?.turnDigest ?? (await computeCallDigest(barrier)),
-        approve: false,
-        actor: "tool-playground",
-        actorId: null,
-        reason: why,
-        decisionId,
-        kind: "voided",
-        grantedBy: approval?.decisionId ?? null,
-        scope: "gate",
-        batchIndex: barrier.batchIndex,
-        callId: barrier.id,
-        toolName: barrier.name,
-        arguments: barrier.arguments,
-        argumentsDigest: await computeCallDigest(barrier),
-        editedArguments: null,
-        editedDigest: null,
-      },
-    ],
-    { claimToken, event: event(true) },
-  );
-  if (!audited) await store.appendEvent(runId, claimToken, event(false));
 }
