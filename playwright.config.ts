@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
@@ -23,6 +23,9 @@ const port = Number(process.env.E2E_PORT);
 process.env.E2E_FAKE_MODEL_PORT ||= String(findFreePort());
 const fakeModelPort = Number(process.env.E2E_FAKE_MODEL_PORT);
 const baseURL = `http://127.0.0.1:${port}`;
+// Where the fixture MCP server keeps its notes and reads a changed description from (e2e/27).
+process.env.E2E_MCP_FIXTURE_DIR ||= mkdtempSync(path.join(tmpdir(), "e2e-mcp-notes-"));
+const fixtureDir = process.env.E2E_MCP_FIXTURE_DIR;
 
 // The e2e server uses the Postgres server when DATABASE_URL is set, otherwise a
 // throwaway in-memory PGlite, so a test run never touches the developer's data.
@@ -36,8 +39,18 @@ const serverEnv = {
   PLAYGROUND_MODELS: JSON.stringify({
     fake: { baseURL: `http://127.0.0.1:${fakeModelPort}/v1`, model: "fake-model", maxRetries: 0 },
   }),
-  // The reference MCP memory server over stdio, as an operator would configure it.
+  // The reference MCP memory server over stdio, as an operator would configure it; and the test
+  // fixture server (lib/server/mcp/testing), whose tool definitions a test can change.
   PLAYGROUND_MCP_SERVERS: JSON.stringify({
+    notes: {
+      transport: {
+        kind: "stdio",
+        command: process.execPath,
+        args: [path.join(process.cwd(), "lib/server/mcp/testing/fixture-mcp-server.mjs")],
+        env: { FIXTURE_DIR: fixtureDir },
+      },
+      trust: "trusted",
+    },
     memory: {
       transport: {
         kind: "stdio",
