@@ -187,7 +187,7 @@ function createInMemoryHost(log: (message: string, detail?: Record<string, unkno
       checkScenarioModel(scenario, modelEndpoints);
       checkScenarioMcpServers(scenario, mcpServers);
     },
-    prepareTools: createMcpToolPreparer(() => mcpServers, getMcpConnections()),
+    prepareTools: createMcpToolPreparer(mcpServers, getMcpConnections()),
     log,
   });
 }

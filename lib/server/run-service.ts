@@ -58,7 +58,7 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
       checkScenarioModel(scenario, modelEndpoints);
       checkScenarioMcpServers(scenario, mcp.servers);
     },
-    prepareTools: createMcpToolPreparer(() => mcp.servers, mcp.connections),
+    prepareTools: createMcpToolPreparer(mcp.servers, mcp.connections),
     createToolContext: (runId, signal) => createRunToolContext(db, runId, signal),
     leaseMs: execution.leaseMs,
     instanceId: execution.instanceId,

@@ -221,6 +221,19 @@ export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
 
 type Upgrade = (payload: Record<string, unknown>) => Record<string, unknown>;
 
+/** A step_planned payload with `fields` added to each of its calls (what is not a call is left for the schema to refuse). */
+function withEveryCall(payload: Record<string, unknown>, fields: Record<string, unknown>) {
+  const { calls } = payload;
+  return {
+    ...payload,
+    calls: Array.isArray(calls)
+      ? calls.map((call: unknown) =>
+          call !== null && typeof call === "object" ? { ...call, ...fields } : call,
+        )
+      : calls,
+  };
+}
+
 /** Per type, an upgrade from each past version to the next. */
 const UPGRADES: Partial<Record<RunEventType, Record<number, Upgrade>>> = {
   // Version 1 came before runs could use MCP servers.
@@ -229,25 +242,11 @@ const UPGRADES: Partial<Record<RunEventType, Record<number, Upgrade>>> = {
     // Version 1 had no completion count. Every step then was one completion, so it is the step's ordinal.
     1: (payload) => ({ ...payload, modelCalls: Number(payload.stepIndex) + 1 }),
     // Version 2 had no grants ("always allow"): no call was let through by one.
-    2: (payload) => ({
-      ...payload,
-      calls: Array.isArray(payload.calls)
-        ? payload.calls.map((call: unknown) =>
-            call !== null && typeof call === "object" ? { ...call, allowedBy: null } : call,
-          )
-        : payload.calls,
-    }),
+    2: (payload) => withEveryCall(payload, { allowedBy: null }),
     // Version 3 recorded nothing of the completion.
     3: (payload) => ({ ...payload, completion: null }),
     // Version 4 came before MCP tools: no call had a fingerprint.
-    4: (payload) => ({
-      ...payload,
-      calls: Array.isArray(payload.calls)
-        ? payload.calls.map((call: unknown) =>
-            call !== null && typeof call === "object" ? { ...call, toolFingerprint: null } : call,
-          )
-        : payload.calls,
-    }),
+    4: (payload) => withEveryCall(payload, { toolFingerprint: null }),
   },
   approval_decided: {
     // Version 1 decided the barrier alone, as it was shown, granting nothing.

@@ -10,11 +10,11 @@ import type { McpServers } from "./mcp-servers";
  * right before a call is sent, and calls the server with the run's abort
  * signal. A server that cannot be listed is named in `problems`.
  */
-export function createMcpToolPreparer(servers: () => McpServers, connections: McpConnections) {
+export function createMcpToolPreparer(servers: McpServers, connections: McpConnections) {
   return async (scenario: Scenario): Promise<{ definitions: ToolDefinition[]; problems: string[] }> => {
     const ids = scenario.mcpServers ?? [];
     if (ids.length === 0) return { definitions: [], problems: [] };
-    const configured = servers().servers;
+    const configured = servers.servers;
     const listed = await Promise.all(
       ids.map((id) =>
         configured.has(id)
