@@ -38,7 +38,10 @@ export interface ListedMcpServer {
 
 /** The process's connections to the operator's MCP servers, opened on first use. */
 export interface McpConnections {
-  /** The server's tools, listed afresh (never from a cache: a changed definition must show), or the problem. */
+  /**
+   * The server's tools, listed afresh (never from a cache: a changed definition must show), or the
+   * problem. Calls that overlap share the one listing in flight; `signal` stops waiting for it.
+   */
   list(id: string, signal?: AbortSignal): Promise<ListedMcpServer>;
   /** Calls a tool by its name on the server; throws an `McpCallError` naming the server when the call fails. */
   call(
@@ -63,6 +66,7 @@ export class McpCallError extends Error {}
  */
 export function createMcpConnections(servers: ReadonlyMap<string, McpServerConfig>): McpConnections {
   const open = new Map<string, Promise<Client>>();
+  const listings = new Map<string, Promise<ListedMcpServer>>();
 
   function configOf(id: string): McpServerConfig {
     const config = servers.get(id);
@@ -114,24 +118,43 @@ export function createMcpConnections(servers: ReadonlyMap<string, McpServerConfi
     }
   }
 
+  /** The server's tools as it lists them now, or the problem; bounded by the server's timeout alone. */
+  async function listNow(id: string): Promise<ListedMcpServer> {
+    const config = configOf(id);
+    const listed = { id, transport: config.transport.kind, trust: config.trust } as const;
+    const signal = withTimeout(config.timeoutMs);
+    try {
+      const { tools } = await withClient(id, signal, undefined, (client) =>
+        client.listTools(undefined, { cacheMode: "bypass", signal, timeout: config.timeoutMs }),
+      );
+      return {
+        ...listed,
+        problem: null,
+        tools: await Promise.all(tools.map((tool) => describeTool(id, config, tool))),
+      };
+    } catch (error) {
+      const why = signal.aborted ? `no answer within ${config.timeoutMs} ms` : describeFailure(error);
+      return { ...listed, tools: [], problem: `The MCP server "${id}" could not be listed: ${why}.` };
+    }
+  }
+
   return {
     async list(id, outer) {
-      const config = configOf(id);
-      const listed = { id, transport: config.transport.kind, trust: config.trust } as const;
-      const signal = withTimeout(config.timeoutMs, outer);
-      try {
-        const { tools } = await withClient(id, signal, outer, (client) =>
-          client.listTools(undefined, { cacheMode: "bypass", signal, timeout: config.timeoutMs }),
-        );
-        return {
-          ...listed,
-          problem: null,
-          tools: await Promise.all(tools.map((tool) => describeTool(id, config, tool))),
-        };
-      } catch (error) {
-        const why = signal.aborted ? `no answer within ${config.timeoutMs} ms` : describeFailure(error);
-        return { ...listed, tools: [], problem: `The MCP server "${id}" could not be listed: ${why}.` };
+      // Listings that overlap share one request: a wave of N calls re-reads the definitions once, not N times.
+      let listing = listings.get(id);
+      if (!listing) {
+        listing = listNow(id).finally(() => listings.delete(id));
+        listings.set(id, listing);
       }
+      if (!outer) return listing;
+      const config = configOf(id);
+      return raceAbort(listing, outer).catch(() => ({
+        id,
+        transport: config.transport.kind,
+        trust: config.trust,
+        tools: [],
+        problem: `The MCP server "${id}" could not be listed: the listing was cancelled.`,
+      }));
     },
     async call(id, toolName, args, outer, onProgress) {
       const config = configOf(id);

@@ -33,8 +33,12 @@ function fixture(trust: "trusted" | "untrusted", timeoutMs = 30_000): [string, M
 /** The reference memory server, trusted, storing in a file of its own. */
 let memoryConfig: [string, McpServerConfig] | undefined;
 function memoryServer(): [string, McpServerConfig] {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), "mcp-memory-")), "memory.jsonl");
-  memoryConfig ??= ["memory", mcpServerSchema.parse(memoryServerConfig(file))];
+  memoryConfig ??= [
+    "memory",
+    mcpServerSchema.parse(
+      memoryServerConfig(path.join(mkdtempSync(path.join(tmpdir(), "mcp-memory-")), "memory.jsonl")),
+    ),
+  ];
   return memoryConfig;
 }
 
@@ -230,6 +234,18 @@ describe("MCP tools in runs (the fixture server over stdio)", () => {
       await memory.close();
       await withMemory.close();
     }
+  });
+
+  it("shares one listing among checks that overlap, and lists afresh for the next", async () => {
+    const listings = () =>
+      readFileSync(path.join(folders.get("notes") ?? "", "listings.jsonl"), "utf8").split("\n").length;
+    await connections.list("notes");
+    const before = listings();
+    const overlapping = await Promise.all([1, 2, 3].map(() => connections.list("notes")));
+    expect(overlapping.every((listed) => listed.problem === null)).toBe(true);
+    expect(listings() - before).toBe(1);
+    await connections.list("notes");
+    expect(listings() - before).toBe(2);
   });
 
   it("refuses a scenario that names an MCP server nobody configured, and starts nothing when one cannot be reached", async () => {
