@@ -101,6 +101,10 @@ export function decodeSuspendedState(runId: string, stored: unknown): SuspendedS
   return state;
 }
 
+// Built once: zod compiles an object schema on its first parse, so a schema
+// built per call would be compiled again for every run the inbox lists.
+const pendingOfStateSchema = z.object({ stepIndex: z.number().int().min(0), pending: pendingTurnSchema });
+
 /**
  * The pending turn of a waiting run's stored state, read without decoding the
  * rest of it (the inbox lists many runs and shows only this). Throws
@@ -118,9 +122,7 @@ export function decodePendingOfState(
       `schemaVersion ${JSON.stringify(schemaVersion)} is not one this server reads`,
     );
   }
-  const parsed = z
-    .object({ stepIndex: z.number().int().min(0), pending: pendingTurnSchema })
-    .safeParse(stored);
+  const parsed = pendingOfStateSchema.safeParse(stored);
   if (!parsed.success) throw new UnreadableStateError(runId, describeFirstIssue(parsed.error));
   return parsed.data;
 }
