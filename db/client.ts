@@ -9,6 +9,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { prepareEveryStatement } from "./prepare-every-statement";
 import * as schema from "./schema";
 
 const PGLITE_VERSION: string = JSON.parse(
@@ -130,7 +131,7 @@ async function openPostgres(url: string, onQuery?: (query: string) => void): Pro
     onnotice: () => {},
     ...(onQuery ? { debug: (_connection: number, query: string) => onQuery(query) } : {}),
   });
-  const db = drizzlePostgres(client, { schema });
+  const db = drizzlePostgres(prepareEveryStatement(client), { schema });
   return {
     db: db as unknown as Db,
     driver: "postgres",
