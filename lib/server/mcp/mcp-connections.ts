@@ -1,11 +1,5 @@
 import "server-only";
-import {
-  type CallToolResult,
-  Client,
-  StreamableHTTPClientTransport,
-  type Transport,
-} from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { CallToolResult, Client, Transport } from "@modelcontextprotocol/client";
 import type { ToolProgress } from "@/lib/runtime";
 import {
   type ClassifiedMcpTool,
@@ -78,16 +72,14 @@ export function createMcpConnections(servers: ReadonlyMap<string, McpServerConfi
   function connectionOf(id: string): Promise<Client> {
     let client = open.get(id);
     if (!client) {
-      const created = new Client({ name: "tool-playground", version: "1.0.0" });
-      created.onclose = () => {
-        if (open.get(id) === client) open.delete(id);
-      };
-      client = created.connect(transportFor(configOf(id))).then(() => created);
-      client.catch(() => {
-        if (open.get(id) === client) open.delete(id);
-        void created.close().catch(() => {});
+      const opening = connect(configOf(id), () => {
+        if (open.get(id) === opening) open.delete(id);
       });
-      open.set(id, client);
+      opening.catch(() => {
+        if (open.get(id) === opening) open.delete(id);
+      });
+      open.set(id, opening);
+      client = opening;
     }
     return client;
   }
@@ -203,18 +195,46 @@ async function describeTool(
   };
 }
 
-/** A stdio server sees only what the operator wrote for it, and `PATH` to find its command. */
-function transportFor(config: McpServerConfig): Transport {
+type Sdk = [
+  typeof import("@modelcontextprotocol/client"),
+  typeof import("@modelcontextprotocol/client/stdio"),
+];
+let sdk: Promise<Sdk> | undefined;
+
+/**
+ * The MCP SDK, loaded at the first connection: loading it takes longer than
+ * a whole headless run, and a process with no MCP server never needs it.
+ */
+function loadSdk(): Promise<Sdk> {
+  sdk ??= Promise.all([import("@modelcontextprotocol/client"), import("@modelcontextprotocol/client/stdio")]);
+  return sdk;
+}
+
+/** A connected client; `onClose` is told when the connection closes. A client that fails to connect is closed. */
+async function connect(config: McpServerConfig, onClose: () => void): Promise<Client> {
+  const [{ Client, StreamableHTTPClientTransport }, { StdioClientTransport }] = await loadSdk();
+  const client = new Client({ name: "tool-playground", version: "1.0.0" });
+  client.onclose = onClose;
+  // A stdio server sees only what the operator wrote for it, and `PATH` to find its command.
   const { transport } = config;
-  if (transport.kind === "http") return new StreamableHTTPClientTransport(new URL(transport.url));
-  return new StdioClientTransport({
-    command: transport.command,
-    args: transport.args,
-    ...(transport.cwd ? { cwd: transport.cwd } : {}),
-    env: { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", ...transport.env },
-    // Its own diagnostics are not ours to print.
-    stderr: "ignore",
-  });
+  const connection: Transport =
+    transport.kind === "http"
+      ? new StreamableHTTPClientTransport(new URL(transport.url))
+      : new StdioClientTransport({
+          command: transport.command,
+          args: transport.args,
+          ...(transport.cwd ? { cwd: transport.cwd } : {}),
+          env: { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", ...transport.env },
+          // Its own diagnostics are not ours to print.
+          stderr: "ignore",
+        });
+  try {
+    await client.connect(connection);
+  } catch (error) {
+    void client.close().catch(() => {});
+    throw error;
+  }
+  return client;
 }
 
 function withTimeout(timeoutMs: number, outer?: AbortSignal): AbortSignal {
