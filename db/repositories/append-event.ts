@@ -32,9 +32,11 @@ export interface AppendOptions {
    * The claim token of the worker appending: the statement that takes the
    * seqs checks that it still holds the run, and appends nothing otherwise
    * (`LostClaimError`). `null` appends whoever holds the run, for changes that
-   * may happen to any run.
+   * may happen to any run. `claimUnchangedSince` appends only to a waiting
+   * run still at that version (its row not changed since: `xmin`) that no
+   * other claim is taking, and `alsoSet` claims it (`LostClaimError` otherwise).
    */
-  fence: string | null;
+  fence: string | null | { claimUnchangedSince: string };
   /** Append nothing while a cancel is pending on the run (`{ cancelPending }` says which). */
   unlessCancelPending?: boolean;
   /** More columns of `runs` to set in the same UPDATE that takes the seqs (say, the status). */
@@ -67,7 +69,12 @@ export async function appendEvents(
   options: AppendOptions,
 ): Promise<AppendResult> {
   const fenced =
-    options.fence === null ? sql`` : sql` and claim_token = ${options.fence} and status = 'RUNNING'`;
+    options.fence === null
+      ? sql``
+      : typeof options.fence === "string"
+        ? sql` and claim_token = ${options.fence} and status = 'RUNNING'`
+        : sql` and status = 'WAITING_FOR_APPROVAL' and xmin::text = ${options.fence.claimUnchangedSince}
+            and id in (select id from runs where id = ${runId}::uuid for update skip locked)`;
   const unlessCancelled = options.unlessCancelPending ? sql` and cancel_requested is null` : sql``;
   const alsoDo = (options.alsoDo ?? []).map((cte) => sql`, ${cte}`);
   const rows = events.map((event, index) => ({
@@ -119,10 +126,10 @@ async function whyNothingWasAppended(
       sql`select claim_token, status, cancel_requested from runs where id = ${runId}::uuid`,
     ),
   );
-  const holds =
-    run && (options.fence === null || (run.claim_token === options.fence && run.status === "RUNNING"));
+  const { fence } = options;
+  const holds = run && (fence === null || (run.claim_token === fence && run.status === "RUNNING"));
   if (holds && options.unlessCancelPending && run.cancel_requested) return run.cancel_requested;
-  if (run && options.fence !== null) throw new LostClaimError(runId);
+  if (run && fence !== null) throw new LostClaimError(runId);
   throw new Error(`cannot append ${events.map((event) => event.type).join(", ")}: no run ${runId}`);
 }
 

@@ -1,7 +1,8 @@
-import { and, asc, eq, getTableColumns, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import {
   awaitingApprovalEvent,
   callsInvalidatedEvent,
+  type DecisionRecord,
   decodeLimits,
   decodeToolAllowances,
   LostClaimError,
@@ -20,6 +21,7 @@ import type { Db } from "../client";
 import { runs, workspaceFiles } from "../schema";
 import { toStorableText } from "../storable-columns";
 import {
+  type AppendOptions,
   appendEvent,
   appendEvents,
   jsonParameter,
@@ -33,9 +35,11 @@ import { auditInSameWrite, readApprovals } from "./approval-audit";
 const runWithLease = {
   ...getTableColumns(runs),
   leaseExpired: sql<boolean>`(${runs.status} = 'RUNNING' and coalesce(${runs.leaseExpiresAt} < now(), true))`,
+  // The transaction that last wrote the row: any write changes it.
+  version: sql<string>`${runs}.xmin::text`,
 };
 
-function toRunRecord(row: typeof runs.$inferSelect & { leaseExpired: boolean }): RunRecord {
+function toRunRecord(row: typeof runs.$inferSelect & { leaseExpired: boolean; version: string }): RunRecord {
   return {
     id: row.id,
     status: row.status,
@@ -46,6 +50,7 @@ function toRunRecord(row: typeof runs.$inferSelect & { leaseExpired: boolean }):
     startedById: row.startedById,
     leaseExpired: row.leaseExpired,
     allowedTools: decodeToolAllowances(row.allowedTools),
+    version: row.version,
   };
 }
 
@@ -71,6 +76,67 @@ const callOf = (runId: string, stepIndex: number) =>
 
 /** The runtime's `RunStore` over drizzle, for PGlite and Postgres alike. */
 export function createRunRepository(db: Db): RunStore {
+  /**
+   * One statement: a decision's audit rows, its announcement, an approved
+   * barrier's start and a grant, all or nothing, fenced by the claim (or by
+   * the run being unchanged since it was read, when `claim` claims it in the
+   * same statement). The barrier's call runs only once this has committed.
+   */
+  async function writeDecision(
+    runId: string,
+    {
+      records,
+      event,
+      startBarrier,
+    }: Omit<DecisionRecord, "event"> & { event: Parameters<RunStore["recordApproval"]>[1]["event"] },
+    options: { fence: AppendOptions["fence"]; first?: RunEvent[]; claim?: SQL },
+  ): Promise<void> {
+    const granted = event.type === "approval_decided" ? event.payload : null;
+    const allowTool = granted?.allowTool ?? null;
+    const grant = granted && {
+      decisionId: granted.decisionId,
+      actor: toStorableText(granted.actor),
+      actorId: granted.actorId,
+    };
+    const stepIndex = startBarrier?.resumed.payload.stepIndex ?? 0;
+    const sets = [
+      ...(options.claim ? [options.claim] : []),
+      ...(allowTool === null
+        ? []
+        : [
+            sql`allowed_tools = allowed_tools || jsonb_build_object(${toStorableText(allowTool)}::text, ${jsonParameter(grant)}::jsonb)`,
+          ]),
+    ];
+    await appendEvents(
+      db,
+      runId,
+      [
+        ...(options.first ?? []),
+        event,
+        ...(startBarrier
+          ? [
+              startBarrier.resumed,
+              { type: "call_started" as const, payload: { stepIndex, batchIndex: startBarrier.batchIndex } },
+            ]
+          : []),
+      ],
+      {
+        fence: options.fence,
+        alsoSet: sets.length > 0 ? sql.join(sets, sql`, `) : undefined,
+        alsoDo: [
+          auditInSameWrite(records, "decision"),
+          ...(startBarrier
+            ? [
+                sql`stamped as (
+                  update tool_calls set status = 'running', start_seq = inserted.seq from inserted
+                  where inserted.type = 'call_started' and ${callOf(runId, stepIndex)})`,
+              ]
+            : []),
+        ],
+      },
+    );
+  }
+
   return {
     async createRun(run: NewRun) {
       await db.transaction(async (tx) => {
@@ -380,7 +446,8 @@ export function createRunRepository(db: Db): RunStore {
               updated_at = now(), last_seq = last_seq + (case when ${readable} then 1 else 0 end)
           where id = ${runId}::uuid and status = 'WAITING_FOR_APPROVAL'
             and id in (select id from runs where id = ${runId}::uuid for update skip locked)
-          returning id, status, scenario, limits, model_calls, state, started_by_id, last_seq, allowed_tools
+          returning id, status, scenario, limits, model_calls, state, started_by_id, last_seq, allowed_tools,
+                    xmin::text as version
         ), announced as (
           insert into run_events (run_id, seq, type, version, payload)
           select id, last_seq, 'run_claimed', ${RUN_EVENT_VERSIONS.run_claimed},
@@ -401,6 +468,7 @@ export function createRunRepository(db: Db): RunStore {
         state: unknown;
         started_by_id: string | null;
         allowed_tools: unknown;
+        version: string;
       }>(result);
       if (!row) return null;
       return {
@@ -413,6 +481,7 @@ export function createRunRepository(db: Db): RunStore {
         startedById: row.started_by_id,
         leaseExpired: false,
         allowedTools: decodeToolAllowances(parseJson(row.allowed_tools)),
+        version: row.version,
       };
     },
 
@@ -455,56 +524,42 @@ export function createRunRepository(db: Db): RunStore {
           updatedAt: new Date(),
         })
         .where(and(inArray(runs.id, expired), isExpired))
-        .returning();
+        .returning({ ...getTableColumns(runs), version: runWithLease.version });
       return rows.map((row) => ({
         run: toRunRecord({ ...row, leaseExpired: false }),
         claimToken: row.claimToken ?? "",
       }));
     },
 
-    async recordApproval(records, announce) {
-      const [record] = records;
-      if (!record) return false;
+    async claimAndRecordDecision(runId, claimToken, leaseMs, unchangedSince, decision) {
       try {
-        // One statement: the audit rows, the announcement, an approved barrier's start and a grant,
-        // all or nothing, fenced by the claim. The barrier's call runs only once this has committed.
-        const start = announce.startBarrier;
-        const granted = announce.event.type === "approval_decided" ? announce.event.payload : null;
-        const allowTool = granted?.allowTool ?? null;
-        const grant = granted && {
-          decisionId: granted.decisionId,
-          actor: toStorableText(granted.actor),
-          actorId: granted.actorId,
-        };
-        const stepIndex = start?.resumed.payload.stepIndex ?? 0;
-        await appendEvents(
-          db,
-          record.runId,
-          start
-            ? [
-                announce.event,
-                start.resumed,
-                { type: "call_started", payload: { stepIndex, batchIndex: start.batchIndex } },
-              ]
-            : [announce.event],
-          {
-            fence: announce.claimToken,
-            alsoSet:
-              allowTool === null
-                ? undefined
-                : sql`allowed_tools = allowed_tools || jsonb_build_object(${toStorableText(allowTool)}::text, ${jsonParameter(grant)}::jsonb)`,
-            alsoDo: [
-              auditInSameWrite(records, "decision"),
-              ...(start
-                ? [
-                    sql`stamped as (
-                      update tool_calls set status = 'running', start_seq = inserted.seq from inserted
-                      where inserted.type = 'call_started' and ${callOf(record.runId, stepIndex)})`,
-                  ]
-                : []),
-            ],
-          },
-        );
+        await writeDecision(runId, decision, {
+          fence: { claimUnchangedSince: unchangedSince },
+          // The claim's own announcement comes first, as `claimWaitingRun` writes it.
+          first: [
+            {
+              type: "run_claimed",
+              payload: {
+                stepIndex: decision.event.payload.stepIndex,
+                turnDigest: decision.event.payload.turnDigest,
+                purpose: "decision",
+              },
+            },
+          ],
+          claim: sql`status = 'RUNNING', claim_token = ${claimToken}, lease_expires_at = ${leaseFromNow(leaseMs)}`,
+        });
+        return true;
+      } catch {
+        // Changed since read, taken, or not audited: nothing was written; the long way says which.
+        return false;
+      }
+    },
+
+    async recordApproval(records, announce) {
+      if (records.length === 0) return false;
+      try {
+        const { claimToken, event, startBarrier } = announce;
+        await writeDecision(records[0]?.runId ?? "", { records, event, startBarrier }, { fence: claimToken });
         return true;
       } catch (error) {
         if (LostClaimError.isInstance(error)) throw error;

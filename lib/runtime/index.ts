@@ -81,6 +81,7 @@ export { LostClaimError, RepairExhaustedError } from "./run/run-errors";
 export { driveRun, type RunStart } from "./run/run-loop";
 export type {
   ApprovalRecord,
+  DecisionRecord,
   NewRun,
   NewStep,
   RunRecord,

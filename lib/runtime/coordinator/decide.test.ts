@@ -126,6 +126,8 @@ async function expectStillWaiting(runId: string, pending: PendingTurn) {
 function withTurnChangedDuringClaim(repository: RunStore): RunStore {
   return {
     ...repository,
+    // The run changed after it was read, so the claim cannot also record the decision.
+    claimAndRecordDecision: async () => false,
     async claimWaitingRun(id, token, leaseMs, purpose) {
       const claimed = await repository.claimWaitingRun(id, token, leaseMs, purpose);
       if (!claimed) return null;
@@ -240,6 +242,10 @@ describe("SPEC §5 the coordinator (in memory)", () => {
         async claimWaitingRun(id, token, leaseMs, purpose) {
           claims += 1;
           return repository.claimWaitingRun(id, token, leaseMs, purpose);
+        },
+        async claimAndRecordDecision(...args) {
+          claims += 1;
+          return repository.claimAndRecordDecision(...args);
         },
       }));
       const wrong = Array.from({ length: 8 }, (_, index) =>
@@ -383,6 +389,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       const { runId, pending } = await startWaiting(writeTurn("claim lost"));
       const service = harness.serviceWith((repository) => ({
         ...repository,
+        claimAndRecordDecision: async () => false,
         claimWaitingRun: async () => null,
       }));
       const error = await refusal(service.decide(runId, approve(pending)), NotWaitingError, "not_waiting");
@@ -424,6 +431,8 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       const stateBefore = await storedStateText(runId);
       const service = harness.serviceWith((repository) => ({
         ...repository,
+        // Damaged after it was read: the claim cannot also record the decision.
+        claimAndRecordDecision: async () => false,
         async claimWaitingRun(id, token, leaseMs, purpose) {
           const claimed = await repository.claimWaitingRun(id, token, leaseMs, purpose);
           return claimed && { ...claimed, state: { garbage: true } };
@@ -622,6 +631,40 @@ describe("SPEC §5 the coordinator (in memory)", () => {
     });
   });
 
+  it("claims and records a decision in one write when the run is as it was read: the barrier starts in it", async () => {
+    const { runId, pending } = await startWaiting(writeTurn("one write"));
+    const writes: string[] = [];
+    const service = harness.serviceWith((repository) => ({
+      ...repository,
+      async claimAndRecordDecision(...args) {
+        writes.push("claimAndRecordDecision");
+        return repository.claimAndRecordDecision(...args);
+      },
+      async claimWaitingRun(...args) {
+        writes.push("claimWaitingRun");
+        return repository.claimWaitingRun(...args);
+      },
+      async recordApproval(...args) {
+        writes.push("recordApproval");
+        return repository.recordApproval(...args);
+      },
+    }));
+    const waitedAt = (await harness.events(runId)).length;
+    expect(await service.decide(runId, approve(pending))).toEqual({
+      outcome: "executed",
+      status: "COMPLETED",
+    });
+    expect(writes).toEqual(["claimAndRecordDecision"]);
+    const after = (await harness.events(runId)).slice(waitedAt, waitedAt + 4);
+    expect(after.map((event) => event.type)).toEqual([
+      "run_claimed",
+      "approval_decided",
+      "run_resumed",
+      "call_started",
+    ]);
+    expect(await approvalRows(runId)).toMatchObject([{ approve: true, actor: "alice" }]);
+  });
+
   it("concurrent approvals in one process never queue: only one of them even tries to claim", async () => {
     const { runId, pending } = await startWaiting(deployTurn("one claim", 20));
     let claims = 0;
@@ -630,6 +673,10 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       async claimWaitingRun(id, token, leaseMs, purpose) {
         claims += 1;
         return repository.claimWaitingRun(id, token, leaseMs, purpose);
+      },
+      async claimAndRecordDecision(...args) {
+        claims += 1;
+        return repository.claimAndRecordDecision(...args);
       },
     }));
     const results = await Promise.allSettled(
@@ -653,6 +700,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       const { runId, pending } = await startWaiting(writeTurn("announce fails"));
       const service = harness.serviceWith((repository) => ({
         ...repository,
+        claimAndRecordDecision: async () => false,
         recordApproval: async () => {
           throw new Error("connection reset");
         },

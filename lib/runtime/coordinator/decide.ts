@@ -2,9 +2,9 @@ import { declaresWrite } from "../declares-write";
 import { type PreflightedCall, preflightCall } from "../preflight";
 import { barrierOf, gatesOf, resumedEvent } from "../run/execute-step";
 import { driveRun } from "../run/run-loop";
-import type { RunRecord } from "../run/run-store";
+import type { ApprovalRecord, RunRecord } from "../run/run-store";
 import type { PendingTurn, RunStatus } from "../run/run-types";
-import type { StepProgress } from "../run/suspended-state";
+import type { StepProgress, SuspendedState } from "../run/suspended-state";
 import { inSpan, runTraceContext } from "../tracing";
 import { canonicalJson, computeCallDigest, computeTurnDigest, digestsEqual } from "../turn-digest";
 import {
@@ -79,7 +79,13 @@ export interface StartedDecision {
  * write that also announces the decision and starts an approved barrier;
  * gate 2, an unaudited approval of a write-declaring turn (`not_auditable`).
  * A refusal releases the run to WAITING_FOR_APPROVAL with its state as it
- * was (a failed release settles it FAILED). It resolves once the decision
+ * was (a failed release settles it FAILED).
+ *
+ * When the run is still exactly the row that was read and checked, the
+ * claim and the audit record are one write (the store refuses it if the row
+ * changed in between, so every post-claim check would find what the
+ * pre-claim checks found); otherwise, or if the audit refuses that write,
+ * the decision takes the steps above one by one. It resolves once the decision
  * has taken effect; the run goes on in `settled` until it next waits or
  * ends. Throws a `DecisionRefusedError` subclass or `UnreadableStateError`.
  */
@@ -114,14 +120,27 @@ async function decide(
 ): Promise<StartedDecision> {
   const { store, claimsInFlight } = dependencies;
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
-  const { waiting, edit } = await checkDecision(runId, decision, dependencies);
+  const { waiting, state, edit } = await checkDecision(runId, decision, dependencies);
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
   claimsInFlight?.add(runId);
   let applied: Awaited<ReturnType<typeof applyDecision>>;
   let claim: ClaimedRun;
   try {
-    claim = await claimWaitingRun(waiting, "decision", dependencies, { isDecoded: true });
-    applied = await holdingClaim(store, runId, () => applyDecision(decision, edit, claim, dependencies));
+    const inOneWrite = await claimAndRecord(
+      waiting,
+      state,
+      await describeDecision(runId, decision, edit, state),
+      dependencies,
+    );
+    if (inOneWrite) {
+      claim = inOneWrite.claim;
+      applied = await holdingClaim(store, runId, () =>
+        afterRecording(decision, edit, inOneWrite.claim, inOneWrite.write, true, dependencies),
+      );
+    } else {
+      claim = await claimWaitingRun(waiting, "decision", dependencies, { isDecoded: true });
+      applied = await holdingClaim(store, runId, () => applyDecision(decision, edit, claim, dependencies));
+    }
   } finally {
     claimsInFlight?.delete(runId);
   }
@@ -149,18 +168,19 @@ export async function checkDecision(
   dependencies: CoordinatorDependencies,
 ) {
   const waiting = await requireRun(dependencies.store, runId);
-  let pending: PendingTurn;
+  let state: SuspendedState;
   try {
     // Decoded once, before anything is claimed: refusals of a run that cannot be decided cost no write.
-    ({ pending } = decodeWaitingState(waiting));
-    await refuseUnmatchableDigest(waiting, pending, decision);
+    state = decodeWaitingState(waiting);
+    await refuseUnmatchableDigest(waiting, state.pending, decision);
   } catch (error) {
     throw await explainExpiredTurn(error, runId, decision, dependencies);
   }
+  const { pending } = state;
   if (isPastDeadline(pending, dependencies.now()))
     throw new ApprovalExpiredError(runId, pending.expiresAt, null);
   refuseSelfApproval(waiting, decision, dependencies);
-  return { waiting, edit: await checkVariant(waiting, pending, decision, dependencies) };
+  return { waiting, state, edit: await checkVariant(waiting, pending, decision, dependencies) };
 }
 
 /**
@@ -268,35 +288,23 @@ async function checkVariant(
   return barrier.toolFingerprint ? { ...call, toolFingerprint: barrier.toolFingerprint } : call;
 }
 
-/** Gates 1 and 2, the audit and the announcement of a decision on a claimed run (SPEC §5 steps 4–7). */
-async function applyDecision(
+/**
+ * The write a decision makes on the step it was checked against: its audit
+ * rows (one per gate decided), its announcement, and an approval's barrier
+ * start. Built before the claim when the claim can record it in one write,
+ * and from the claimed state otherwise.
+ */
+async function describeDecision(
+  runId: string,
   decision: Decision,
   edit: PreflightedCall | null,
-  claim: ClaimedRun,
-  dependencies: CoordinatorDependencies,
+  state: SuspendedState,
 ) {
-  const { store } = dependencies;
-  const { run: claimed, claimToken, state } = claim;
-  const runId = claimed.id;
   const expected = await computeTurnDigest(state.pending.calls);
-  // Surfaces validate the body, but a digest that is not a string must still be a refusal, not a crash.
-  const received = typeof decision.turnDigest === "string" ? decision.turnDigest : null;
-  if (!digestsEqual(received, expected)) {
-    await release(
-      dependencies,
-      claim,
-      new StaleApprovalTurnError(runId, { ...state.pending, turnDigest: expected }, received),
-    );
-  }
-  if (isPastDeadline(state.pending, dependencies.now())) {
-    // Due, but not yet expired by the sweep: nobody may decide it now; it expires as it stands.
-    await release(dependencies, claim, new ApprovalExpiredError(runId, state.pending.expiresAt, null));
-  }
-
   const reason = decision.reason ?? null;
   const outcome: DecisionResult["outcome"] = decision.approve ? "executed" : "denied";
   const barrier = barrierOf(state);
-  if (!barrier) throw new Error(`run ${runId} is not waiting at a barrier`);
+  if (!barrier) throw new Error(`the run is not waiting at a barrier of step ${state.stepIndex}`);
   const scope: "gate" | "turn" = decision.approve && decision.scope === "turn" ? "turn" : "gate";
   const gates = scope === "turn" ? gatesOf(state) : [barrier.batchIndex];
   const decisionId = crypto.randomUUID();
@@ -319,10 +327,8 @@ async function applyDecision(
       allowTool: audited && decision.approve && decision.alwaysAllow === true ? barrier.name : null,
     },
   });
-  // One audit row per gate decided. It, the announcement of the decision and an approved
-  // barrier's start go in one write.
   const records = await Promise.all(
-    gates.map(async (batchIndex) => {
+    gates.map(async (batchIndex): Promise<ApprovalRecord> => {
       const call = state.calls[batchIndex];
       if (!call) throw new Error(`gate ${batchIndex} is not a call of step ${state.stepIndex}`);
       const edited = batchIndex === barrier.batchIndex ? edit : null;
@@ -334,7 +340,7 @@ async function applyDecision(
         actorId: decision.actorId ?? null,
         reason,
         decisionId,
-        kind: "decision" as const,
+        kind: "decision",
         grantedBy: null,
         scope,
         batchIndex,
@@ -347,13 +353,92 @@ async function applyDecision(
       };
     }),
   );
-  const audited = await store.recordApproval(records, {
+  const startBarrier = decision.approve
+    ? { resumed: resumedEvent(state.stepIndex, { kind: "approve" }), batchIndex: barrier.batchIndex }
+    : undefined;
+  return { expected, outcome, reason, gates, decisionId, announcement, records, startBarrier };
+}
+type DecisionWrite = Awaited<ReturnType<typeof describeDecision>>;
+
+/**
+ * The claim and the decision's record in one write, while the run is still
+ * exactly as it was read and checked (so gate 1 and the decode hold for the
+ * row claimed, as the checks after a separate claim would find). Null when
+ * the store could not (the run changed, another claim holds it, the audit
+ * refused, the wait is now due): nothing was written, and the decision goes
+ * the long way, whose checks say why.
+ */
+async function claimAndRecord(
+  waiting: RunRecord,
+  state: SuspendedState,
+  write: DecisionWrite,
+  dependencies: CoordinatorDependencies,
+): Promise<{ claim: ClaimedRun; write: DecisionWrite } | null> {
+  // The claim announces the stored digest; the one write is taken only when it is the computed one.
+  if (state.pending.turnDigest !== write.expected) return null;
+  if (isPastDeadline(state.pending, dependencies.now())) return null;
+  const claimToken = dependencies.createClaimToken();
+  const recorded = await dependencies.store.claimAndRecordDecision(
+    waiting.id,
     claimToken,
-    event: announcement(true),
-    startBarrier: decision.approve
-      ? { resumed: resumedEvent(state.stepIndex, { kind: "approve" }), batchIndex: barrier.batchIndex }
-      : undefined,
+    dependencies.leaseMs,
+    waiting.version,
+    {
+      records: write.records,
+      event: write.announcement(true),
+      startBarrier: write.startBarrier,
+    },
+  );
+  if (!recorded) return null;
+  const run: RunRecord = { ...waiting, status: "RUNNING", leaseExpired: false };
+  return { claim: { run, claimToken, state }, write };
+}
+
+/** Gates 1 and 2, the audit and the announcement of a decision on a claimed run (SPEC §5 steps 4–7). */
+async function applyDecision(
+  decision: Decision,
+  edit: PreflightedCall | null,
+  claim: ClaimedRun,
+  dependencies: CoordinatorDependencies,
+) {
+  const { run: claimed, claimToken, state } = claim;
+  const runId = claimed.id;
+  const write = await describeDecision(runId, decision, edit, state);
+  const { expected } = write;
+  // Surfaces validate the body, but a digest that is not a string must still be a refusal, not a crash.
+  const received = typeof decision.turnDigest === "string" ? decision.turnDigest : null;
+  if (!digestsEqual(received, expected)) {
+    await release(
+      dependencies,
+      claim,
+      new StaleApprovalTurnError(runId, { ...state.pending, turnDigest: expected }, received),
+    );
+  }
+  if (isPastDeadline(state.pending, dependencies.now())) {
+    // Due, but not yet expired by the sweep: nobody may decide it now; it expires as it stands.
+    await release(dependencies, claim, new ApprovalExpiredError(runId, state.pending.expiresAt, null));
+  }
+  // One audit row per gate decided. It, the announcement of the decision and an approved
+  // barrier's start go in one write.
+  const audited = await dependencies.store.recordApproval(write.records, {
+    claimToken,
+    event: write.announcement(true),
+    startBarrier: write.startBarrier,
   });
+  return afterRecording(decision, edit, claim, write, audited, dependencies);
+}
+
+/** Gate 2 for a decision the audit could not store, then the run's grants and step as the decision leaves them. */
+async function afterRecording(
+  decision: Decision,
+  edit: PreflightedCall | null,
+  claim: ClaimedRun,
+  write: DecisionWrite,
+  audited: boolean,
+  dependencies: CoordinatorDependencies,
+) {
+  const { run: claimed, claimToken, state } = claim;
+  const runId = claimed.id;
   const environment = await dependencies.createEnvironment(claimed, claimToken);
   if (!audited) {
     if (decision.approve && declaresWrite(state.pending.calls, environment.registry)) {
@@ -363,18 +448,24 @@ async function applyDecision(
       runId,
       approve: decision.approve,
     });
-    await store.appendEvent(runId, claimToken, announcement(false));
+    await dependencies.store.appendEvent(runId, claimToken, write.announcement(false));
   }
-  const { allowTool } = announcement(audited).payload;
+  const { allowTool } = write.announcement(audited).payload;
   if (allowTool !== null) {
     // Later steps of this run plan with the grant (an unaudited one grants nothing).
     environment.allowances.current = {
       ...environment.allowances.current,
-      [allowTool]: { decisionId, actor: decision.actor, actorId: decision.actorId ?? null },
+      [allowTool]: { decisionId: write.decisionId, actor: decision.actor, actorId: decision.actorId ?? null },
     };
   }
-  const progress = decision.approve ? applyApproval(state, edit, gates.slice(1), decisionId) : {};
-  return { environment, outcome, reason, started: audited && decision.approve, progress };
+  const progress = decision.approve ? applyApproval(state, edit, write.gates.slice(1), write.decisionId) : {};
+  return {
+    environment,
+    outcome: write.outcome,
+    reason: write.reason,
+    started: audited && decision.approve,
+    progress,
+  };
 }
 
 /** The step as an approval leaves it: the barrier with its edited arguments, the later gates it approved. */

@@ -21,9 +21,15 @@ type StoreCall = { method: keyof RunStore; args: unknown[] };
  * returns, as from a killed process; with `after`, that one call still
  * happens), `second` recovers once the clock passes the lease.
  */
+/** The write that records a decision: with its claim, or after it. */
+const recordsTheDecision = (call: StoreCall) =>
+  call.method === "claimAndRecordDecision" || call.method === "recordApproval";
+
 function twoInstances(options: {
   crashWhen?: (call: StoreCall) => boolean;
   after?: boolean;
+  /** Decisions are claimed, then recorded, in two writes (as when the one-write claim finds the run changed). */
+  decideInTwoWrites?: boolean;
   firstModel?: (model: Model) => Model;
   secondModel?: (model: Model) => Model;
 }) {
@@ -37,6 +43,7 @@ function twoInstances(options: {
         method,
         async (...args: unknown[]) => {
           if (isDead) return never();
+          if (method === "claimAndRecordDecision" && options.decideInTwoWrites) return false;
           if (options.crashWhen?.({ method: method as keyof RunStore, args })) {
             isDead = true;
             if (!options.after) return never();
@@ -206,7 +213,7 @@ describe("recovering a run whose worker died (SPEC §6 lease)", () => {
   });
 
   it("goes on with an approval whose audit started the barrier before the worker died: an idempotent write runs again, audited once", async () => {
-    const instances = twoInstances({ crashWhen: (call) => call.method === "recordApproval", after: true });
+    const instances = twoInstances({ crashWhen: recordsTheDecision, after: true });
     const started = await instances.first.startRun(
       buildScenario(oneCall({ name: "write_file", arguments: { path: "b.txt", content: "B" } })),
     );
@@ -230,7 +237,7 @@ describe("recovering a run whose worker died (SPEC §6 lease)", () => {
   });
 
   it("never runs an approved non-idempotent barrier twice when its worker died after the audit started it", async () => {
-    const instances = twoInstances({ crashWhen: (call) => call.method === "recordApproval", after: true });
+    const instances = twoInstances({ crashWhen: recordsTheDecision, after: true });
     const started = await instances.first.startRun(
       buildScenario(
         oneCall(
@@ -292,7 +299,11 @@ describe("recovering a run whose worker died (SPEC §6 lease)", () => {
   });
 
   it("returns a run that was claimed for a decision, but never audited, to waiting at the same turn", async () => {
-    const instances = twoInstances({ crashWhen: (call) => call.method === "recordApproval" });
+    // Only a decision claimed and recorded in two writes can die between them.
+    const instances = twoInstances({
+      crashWhen: (call) => call.method === "recordApproval",
+      decideInTwoWrites: true,
+    });
     const started = await instances.first.startRun(
       buildScenario(oneCall({ name: "write_file", arguments: { path: "b.txt", content: "B" } })),
     );

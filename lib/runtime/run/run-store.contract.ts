@@ -189,6 +189,7 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
           startedById: "user-1",
           leaseExpired: false,
           allowedTools: {},
+          version: expect.any(String),
         });
         const events = await store.readEvents(run.id, 0);
         expect(events).toEqual([
@@ -610,6 +611,80 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
             decidedAt: expect.any(String),
           },
         ]);
+      }));
+
+    it("claims a decision and records it in one write while the run is as it was read, and writes nothing once it changed", () =>
+      withStore(async (store) => {
+        const run = await waitingRun(store);
+        const read = await store.getRun(run.id);
+        if (!read) throw new Error("no run");
+        const before = (await store.readEvents(run.id, 0)).length;
+        const decision = {
+          records: [gateRow(run.id, { actor: "alice" })],
+          event: decidedEvent({ approve: true, actor: "alice" }),
+          startBarrier: {
+            resumed: { type: "run_resumed" as const, payload: { stepIndex: 0, action: "approve" as const } },
+            batchIndex: 1,
+          },
+        };
+
+        // Changed since it was read (claimed and released: the same turn, but not the same row).
+        expect(await store.claimWaitingRun(run.id, "other", 60_000, "cancel")).not.toBeNull();
+        expect(await store.claimAndRecordDecision(run.id, "late", 60_000, read.version, decision)).toBe(
+          false,
+        );
+        const released = { type: "run_released" as const, payload: { stepIndex: 0, ...TURN, refusal: "x" } };
+        expect(await store.releaseRun(run.id, "other", STATE, released)).toBe(true);
+        const reread = await store.getRun(run.id);
+        expect(reread?.version).not.toBe(read.version);
+        const afterRelease = (await store.readEvents(run.id, 0)).length;
+        expect(await store.claimAndRecordDecision(run.id, "stale", 60_000, read.version, decision)).toBe(
+          false,
+        );
+        expect(await store.readEvents(run.id, 0)).toHaveLength(afterRelease);
+        expect(await store.listApprovals(run.id)).toEqual([]);
+        expect((await store.getRun(run.id))?.status).toBe("WAITING_FOR_APPROVAL");
+
+        // An audit that refuses the decision's rows (here, a kind its table does not know) leaves nothing written.
+        const refused = {
+          ...decision,
+          records: [gateRow(run.id, { kind: "bogus" as ApprovalRecord["kind"] })],
+        };
+        expect(
+          await store.claimAndRecordDecision(run.id, "holder", 60_000, reread?.version ?? "", refused),
+        ).toBe(false);
+        expect(await store.readEvents(run.id, 0)).toHaveLength(afterRelease);
+        expect((await store.getRun(run.id))?.version).toBe(reread?.version);
+
+        // As read: claimed, audited, announced and started, in that order, in one write.
+        expect(
+          await store.claimAndRecordDecision(run.id, "holder", 60_000, reread?.version ?? "", decision),
+        ).toBe(true);
+        const events = (await store.readEvents(run.id, afterRelease)).map((event) => [
+          event.type,
+          event.payload,
+        ]);
+        expect(events).toEqual([
+          ["run_claimed", { stepIndex: 0, turnDigest: TURN.turnDigest, purpose: "decision" }],
+          ["approval_decided", expect.objectContaining({ actor: "alice" })],
+          ["run_resumed", { stepIndex: 0, action: "approve" }],
+          ["call_started", { stepIndex: 0, batchIndex: 1 }],
+        ]);
+        expect(before).toBeLessThan(afterRelease);
+        expect(await store.listApprovals(run.id)).toMatchObject([{ actor: "alice", kind: "decision" }]);
+        expect((await store.getRun(run.id))?.status).toBe("RUNNING");
+        // The claim is held: another claim loses, and the holder settles the started call.
+        expect(await store.claimWaitingRun(run.id, "another", 60_000, "decision")).toBeNull();
+        expect(
+          await store.settleCalls(run.id, "holder", 0, [
+            { batchIndex: 1, outcome: { status: "ok", result: null, error: null } },
+          ]),
+        ).toHaveLength(1);
+        // A run that is not waiting is not claimed again.
+        const now = await store.getRun(run.id);
+        expect(
+          await store.claimAndRecordDecision(run.id, "again", 60_000, now?.version ?? "", decision),
+        ).toBe(false);
       }));
 
     it("starts an approved barrier in the audit's write, and neither when the claim is lost", () =>

@@ -21,6 +21,19 @@ export interface RunRecord {
   leaseExpired: boolean;
   /** Tools granted for the rest of the run ("always allow"), by name. */
   allowedTools: ToolAllowances;
+  /**
+   * Opaque; different after any change to the stored run. A decision read at
+   * one version can be claimed and recorded in one write while the run is
+   * still at it ({@link RunStore.claimAndRecordDecision}).
+   */
+  version: string;
+}
+
+/** What {@link RunStore.recordApproval} writes for a decision: its audit rows, its announcement, and an approval's start. */
+export interface DecisionRecord {
+  records: readonly ApprovalRecord[];
+  event: RunEventOf<"approval_decided">;
+  startBarrier?: { resumed: RunEventOf<"run_resumed">; batchIndex: number };
 }
 
 /** A run this worker has just taken over, and the claim it now holds. */
@@ -236,6 +249,23 @@ export interface RunStore {
     leaseMs: number,
     purpose: "decision" | "cancel" | "expiry",
   ): Promise<RunRecord | null>;
+  /**
+   * A decision's claim and its record in one write, while the run is exactly
+   * as it was read (`unchangedSince`, its `version` then): the claim as by
+   * `claimWaitingRun` (purpose `decision`, its `run_claimed` saying the
+   * stored step and turn digest), then what `recordApproval` writes for
+   * `decision`. True when both were written. False, with nothing written,
+   * when the run changed since it was read, another claim holds it or is
+   * taking it, or the audit could not store the decision: the caller then
+   * claims and records the long way, which says which it was.
+   */
+  claimAndRecordDecision(
+    runId: string,
+    claimToken: string,
+    leaseMs: number,
+    unchangedSince: string,
+    decision: DecisionRecord,
+  ): Promise<boolean>;
   /**
    * RUNNING → WAITING_FOR_APPROVAL, claim cleared, `state` written back, and
    * `run_released` emitted; false (never a throw) if it failed.

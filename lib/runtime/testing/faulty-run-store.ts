@@ -42,6 +42,11 @@ export function withInjectedFaults(store: RunStore, faults: FaultRegistry): RunS
     async recordApproval(record, announce) {
       return faults.take("approvals") ? false : store.recordApproval(record, announce);
     },
+    async claimAndRecordDecision(...args) {
+      // An armed audit failure is left for `recordApproval`: the decision goes the long way, as it
+      // does when a real audit refuses the one-write claim.
+      return faults.armed().approvals > 0 ? false : store.claimAndRecordDecision(...args);
+    },
     async startCalls(runId, claimToken, stepIndex, batchIndexes, options) {
       if (options.approvals?.length && faults.take("approvals"))
         throw new Error("injected fault: the audit could not store the automatic approvals");

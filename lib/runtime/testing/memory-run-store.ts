@@ -15,11 +15,18 @@ import {
   stepPlannedEvent,
 } from "../events/run-events";
 import { LostClaimError } from "../run/run-errors";
-import type { RunRecord, RunStore, StoredApproval } from "../run/run-store";
+import {
+  APPROVAL_KINDS,
+  type ApprovalRecord,
+  type DecisionRecord,
+  type RunRecord,
+  type RunStore,
+  type StoredApproval,
+} from "../run/run-store";
 import type { CallOutcome, CallStatus, RunError, RunStatus } from "../run/run-types";
 
 interface StoredRun {
-  record: RunRecord;
+  record: Omit<RunRecord, "version">;
   name: string;
   claimToken: string | null;
   leaseExpiresAt: number | null;
@@ -89,7 +96,12 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
     run.record.status === "RUNNING" && (run.leaseExpiresAt === null || run.leaseExpiresAt < now());
 
   /** The record as a reader sees it: whether the lease ran out is read against the clock now. */
-  const recordOf = (run: StoredRun): RunRecord => ({ ...run.record, leaseExpired: isExpired(run) });
+  const recordOf = (run: StoredRun): RunRecord => ({
+    ...run.record,
+    leaseExpired: isExpired(run),
+    // Everything a write can change, as text: equal only while nothing was written.
+    version: JSON.stringify([run.record, run.claimToken, run.events.length, run.approvals.length]),
+  });
 
   function setStatus(run: StoredRun, status: RunStatus) {
     run.record = { ...run.record, status };
@@ -99,6 +111,64 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
     const found = run.calls.get(callKey(stepIndex, batchIndex));
     if (!found) throw new Error(`no call ${batchIndex} in step ${stepIndex} of run ${run.record.id}`);
     return found;
+  }
+
+  function claim(
+    run: StoredRun,
+    claimToken: string,
+    leaseMs: number,
+    purpose: "decision" | "cancel" | "expiry",
+  ) {
+    setStatus(run, "RUNNING");
+    run.claimToken = claimToken;
+    run.leaseExpiresAt = now() + leaseMs;
+    const state = run.record.state as { stepIndex?: unknown; pending?: { turnDigest?: unknown } } | null;
+    // A state too damaged to say which turn is claimed is announced by the claimer failing the run.
+    if (typeof state?.stepIndex === "number" && typeof state.pending?.turnDigest === "string") {
+      append(run, {
+        type: "run_claimed",
+        payload: { stepIndex: state.stepIndex, turnDigest: state.pending.turnDigest, purpose },
+      });
+    }
+  }
+
+  /** What the audit table's checks let in (a database refuses the whole write otherwise). */
+  const auditable = (records: readonly ApprovalRecord[]) =>
+    records.every((record) => (APPROVAL_KINDS as readonly string[]).includes(record.kind));
+
+  /** A decision's audit rows, announcement, barrier start and grant (see `recordApproval`). */
+  function writeDecision(
+    holder: StoredRun,
+    {
+      records,
+      event,
+      startBarrier,
+    }: Omit<DecisionRecord, "event"> & { event: Parameters<RunStore["recordApproval"]>[1]["event"] },
+  ) {
+    const decidedAt = new Date(now()).toISOString();
+    for (const { runId: _, ...approval } of records) holder.approvals.push({ ...copy(approval), decidedAt });
+    append(holder, event);
+    const granted = event.type === "approval_decided" ? event.payload : null;
+    if (granted?.allowTool && granted.decisionId !== null) {
+      const { allowTool, decisionId, actor, actorId } = granted;
+      holder.record = {
+        ...holder.record,
+        allowedTools: { ...holder.record.allowedTools, [allowTool]: { decisionId, actor, actorId } },
+      };
+    }
+    if (startBarrier) {
+      const { stepIndex } = startBarrier.resumed.payload;
+      const target = call(holder, stepIndex, startBarrier.batchIndex);
+      append(holder, startBarrier.resumed);
+      const seq = append(holder, {
+        type: "call_started",
+        payload: { stepIndex, batchIndex: startBarrier.batchIndex },
+      });
+      if (target) {
+        target.status = "running";
+        target.startSeq = seq;
+      }
+    }
   }
 
   return {
@@ -331,18 +401,18 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
     async claimWaitingRun(runId, claimToken, leaseMs, purpose) {
       const run = runs.get(runId);
       if (run?.record.status !== "WAITING_FOR_APPROVAL") return null;
-      setStatus(run, "RUNNING");
-      run.claimToken = claimToken;
-      run.leaseExpiresAt = now() + leaseMs;
-      const state = run.record.state as { stepIndex?: unknown; pending?: { turnDigest?: unknown } } | null;
-      // A state too damaged to say which turn is claimed is announced by the claimer failing the run.
-      if (typeof state?.stepIndex === "number" && typeof state.pending?.turnDigest === "string") {
-        append(run, {
-          type: "run_claimed",
-          payload: { stepIndex: state.stepIndex, turnDigest: state.pending.turnDigest, purpose },
-        });
-      }
+      claim(run, claimToken, leaseMs, purpose);
       return copy(recordOf(run));
+    },
+
+    async claimAndRecordDecision(runId, claimToken, leaseMs, unchangedSince, decision) {
+      const run = runs.get(runId);
+      if (run?.record.status !== "WAITING_FOR_APPROVAL" || recordOf(run).version !== unchangedSince)
+        return false;
+      if (!auditable(decision.records)) return false;
+      claim(run, claimToken, leaseMs, "decision");
+      writeDecision(run, decision);
+      return true;
     },
 
     async releaseRun(runId, claimToken, state, event) {
@@ -378,32 +448,10 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       const runId = records[0]?.runId;
       const run = runId === undefined ? undefined : runs.get(runId);
       if (!run || runId === undefined) return false;
-      const holder = held(runId, announce.claimToken);
-      const decidedAt = new Date(now()).toISOString();
-      for (const { runId: _, ...approval } of records) run.approvals.push({ ...copy(approval), decidedAt });
-      append(holder, announce.event);
-      const granted = announce.event.type === "approval_decided" ? announce.event.payload : null;
-      if (granted?.allowTool && granted.decisionId !== null) {
-        const { allowTool, decisionId, actor, actorId } = granted;
-        holder.record = {
-          ...holder.record,
-          allowedTools: { ...holder.record.allowedTools, [allowTool]: { decisionId, actor, actorId } },
-        };
-      }
-      const start = announce.startBarrier;
-      if (start) {
-        const { stepIndex } = start.resumed.payload;
-        const target = call(holder, stepIndex, start.batchIndex);
-        append(holder, start.resumed);
-        const seq = append(holder, {
-          type: "call_started",
-          payload: { stepIndex, batchIndex: start.batchIndex },
-        });
-        if (target) {
-          target.status = "running";
-          target.startSeq = seq;
-        }
-      }
+      const { claimToken, ...decision } = announce;
+      const holder = held(runId, claimToken);
+      if (!auditable(records)) return false;
+      writeDecision(holder, { records, ...decision });
       return true;
     },
 

@@ -14,6 +14,7 @@ const TIMED_WRITES: ReadonlySet<string> = new Set([
   "suspendRun",
   "finishRun",
   "recordApproval",
+  "claimAndRecordDecision",
 ]);
 
 /** A run store that times its writes and counts the claims its workers lost; reads pass straight through. */
