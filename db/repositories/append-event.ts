@@ -17,6 +17,20 @@ export type Executor = Db | Transaction;
 /** The NOTIFY channel that announces committed events as `<runId>:<seq>`. */
 export const RUN_EVENTS_CHANNEL = "run_events";
 
+const committedListeners = new WeakMap<Executor, (payload: string) => void>();
+
+/**
+ * Tells `listener` of events this process commits through `db` outside a
+ * transaction, as `<runId>:<last seq>` (the NOTIFY payload), as soon as the
+ * statement returns: this process's own streams need not wait for Postgres to
+ * relay the NOTIFY back to it. Other processes, and writes made inside a
+ * transaction (told at their commit), still hear the NOTIFY, which therefore
+ * can arrive after this: a listener must take a seq it has seen as nothing new.
+ */
+export function onEventsCommitted(db: Db, listener: (payload: string) => void): void {
+  committedListeners.set(db, listener);
+}
+
 /** `jsonb` text for a parameter, made storable (no NUL, no lone surrogate), or SQL NULL. */
 export const jsonParameter = (value: unknown) =>
   value === null || value === undefined ? null : toStorableJson(JSON.stringify(value));
@@ -103,9 +117,16 @@ export async function appendEvents(
     result,
   );
   if (row) {
+    const seqs = row.seqs.map(Number);
+    try {
+      // Only for the database itself: a transaction's handle is another object, and is told at commit.
+      committedListeners.get(executor)?.(`${runId}:${Math.max(...seqs)}`);
+    } catch {
+      // The write is committed whatever a listener does; the NOTIFY tells it again.
+    }
     const allowedTools =
       typeof row.allowed_tools === "string" ? JSON.parse(row.allowed_tools) : row.allowed_tools;
-    return { seqs: row.seqs.map(Number), cancelPending: row.cancel_pending, allowedTools };
+    return { seqs, cancelPending: row.cancel_pending, allowedTools };
   }
   return { seqs: null, cancelPending: await whyNothingWasAppended(executor, runId, events, options) };
 }
