@@ -137,6 +137,13 @@ export function createRunRepository(db: Db): RunStore {
     );
   }
 
+  // Built once: every decision starts by reading its run.
+  const runById = db
+    .select(runWithLease)
+    .from(runs)
+    .where(eq(runs.id, sql.placeholder("runId")))
+    .prepare("run_by_id");
+
   return {
     async createRun(run: NewRun) {
       await db.transaction(async (tx) => {
@@ -172,7 +179,7 @@ export function createRunRepository(db: Db): RunStore {
     },
 
     async getRun(runId) {
-      const [row] = await db.select(runWithLease).from(runs).where(eq(runs.id, runId));
+      const [row] = await runById.execute({ runId });
       return row ? toRunRecord(row) : null;
     },
 
