@@ -120,7 +120,7 @@ async function decide(
 ): Promise<StartedDecision> {
   const { store, claimsInFlight } = dependencies;
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
-  const { waiting, state, edit } = await checkDecision(runId, decision, dependencies);
+  const { waiting, state, turnDigest, edit } = await checkDecision(runId, decision, dependencies);
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
   claimsInFlight?.add(runId);
   let applied: Awaited<ReturnType<typeof applyDecision>>;
@@ -129,7 +129,7 @@ async function decide(
     const inOneWrite = await claimAndRecord(
       waiting,
       state,
-      await describeDecision(runId, decision, edit, state),
+      await describeDecision(runId, decision, edit, state, turnDigest),
       dependencies,
     );
     if (inOneWrite) {
@@ -159,8 +159,9 @@ async function decide(
  * Every check a decision passes before anything is claimed (see
  * {@link startDecision}), without claiming: for the claim that follows, and
  * for a form that checks a decision while a person composes it. Throws the
- * refusal the decision would get; returns the run as read and the edited
- * barrier call, preflighted (or null).
+ * refusal the decision would get; returns the run as read, its decoded state
+ * and the digest computed of its pending turn, and the edited barrier call,
+ * preflighted (or null).
  */
 export async function checkDecision(
   runId: string,
@@ -169,10 +170,11 @@ export async function checkDecision(
 ) {
   const waiting = await requireRun(dependencies.store, runId);
   let state: SuspendedState;
+  let turnDigest: string;
   try {
     // Decoded once, before anything is claimed: refusals of a run that cannot be decided cost no write.
     state = decodeWaitingState(waiting);
-    await refuseUnmatchableDigest(waiting, state.pending, decision);
+    turnDigest = await refuseUnmatchableDigest(waiting, state.pending, decision);
   } catch (error) {
     throw await explainExpiredTurn(error, runId, decision, dependencies);
   }
@@ -180,7 +182,7 @@ export async function checkDecision(
   if (isPastDeadline(pending, dependencies.now()))
     throw new ApprovalExpiredError(runId, pending.expiresAt, null);
   refuseSelfApproval(waiting, decision, dependencies);
-  return { waiting, state, edit: await checkVariant(waiting, pending, decision, dependencies) };
+  return { waiting, state, turnDigest, edit: await checkVariant(waiting, pending, decision, dependencies) };
 }
 
 /**
@@ -212,12 +214,13 @@ async function refuseUnmatchableDigest(
   waiting: RunRecord,
   pending: PendingTurn,
   decision: Decision,
-): Promise<void> {
+): Promise<string> {
   const expected = await computeTurnDigest(pending.calls);
   const received = typeof decision.turnDigest === "string" ? decision.turnDigest : null;
   if (!digestsEqual(received, expected)) {
     throw new StaleApprovalTurnError(waiting.id, { ...pending, turnDigest: expected }, received);
   }
+  return expected;
 }
 
 /**
@@ -299,8 +302,9 @@ async function describeDecision(
   decision: Decision,
   edit: PreflightedCall | null,
   state: SuspendedState,
+  /** The digest computed of `state.pending.calls`. */
+  expected: string,
 ) {
-  const expected = await computeTurnDigest(state.pending.calls);
   const reason = decision.reason ?? null;
   const outcome: DecisionResult["outcome"] = decision.approve ? "executed" : "denied";
   const barrier = barrierOf(state);
@@ -403,7 +407,13 @@ async function applyDecision(
 ) {
   const { run: claimed, claimToken, state } = claim;
   const runId = claimed.id;
-  const write = await describeDecision(runId, decision, edit, state);
+  const write = await describeDecision(
+    runId,
+    decision,
+    edit,
+    state,
+    await computeTurnDigest(state.pending.calls),
+  );
   const { expected } = write;
   // Surfaces validate the body, but a digest that is not a string must still be a refusal, not a crash.
   const received = typeof decision.turnDigest === "string" ? decision.turnDigest : null;
