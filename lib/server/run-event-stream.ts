@@ -7,6 +7,18 @@ import { registerStream } from "./open-streams";
 import type { RunService } from "./run-service";
 import { createSerialTask } from "./serial-task";
 
+// The feed hands every stream of a run the same event objects: each is encoded once, not once per open page.
+const encoded = new WeakMap<StoredRunEvent, string>();
+
+function wireText(event: StoredRunEvent): string {
+  let text = encoded.get(event);
+  if (text === undefined) {
+    text = JSON.stringify(toWireEvent(event));
+    encoded.set(event, text);
+  }
+  return text;
+}
+
 /**
  * Streams a run's events after `afterSeq`: the stored ones first, then each
  * new one as it is committed, every one with `id:` = its seq, none skipped or
@@ -40,7 +52,7 @@ export async function pipeRunEvents(
       if (channel.isClosed) return;
       if (event.seq <= lastSent) continue;
       if (event.seq !== lastSent + 1) return catchUp();
-      channel.send({ id: String(event.seq), data: JSON.stringify(toWireEvent(event)) });
+      channel.send({ id: String(event.seq), data: wireText(event) });
       lastSent = event.seq;
       if (event.type === "run_finished") return end();
     }
