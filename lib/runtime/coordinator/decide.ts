@@ -1,12 +1,11 @@
 import { declaresWrite } from "../declares-write";
 import { type PreflightedCall, preflightCall } from "../preflight";
-import { barrierOf, gatesOf, resumedEvent } from "../run/execute-step";
 import { driveRun } from "../run/run-loop";
-import type { ApprovalRecord, RunRecord } from "../run/run-store";
+import type { RunRecord } from "../run/run-store";
 import type { PendingTurn, RunStatus } from "../run/run-types";
 import type { StepProgress, SuspendedState } from "../run/suspended-state";
 import { inSpan, runTraceContext } from "../tracing";
-import { canonicalJson, computeCallDigest, computeTurnDigest, digestsEqual } from "../turn-digest";
+import { canonicalJson, computeTurnDigest, digestsEqual } from "../turn-digest";
 import {
   type ClaimedRun,
   claimWaitingRun,
@@ -26,6 +25,7 @@ import {
   SelfApprovalError,
   StaleApprovalTurnError,
 } from "./decision-errors";
+import { type DecisionWrite, describeDecision } from "./describe-decision";
 import { isPastDeadline } from "./expire-wait";
 
 /** A human decision on the pending turn it names (SPEC §5). */
@@ -290,79 +290,6 @@ async function checkVariant(
   const { toolFingerprint: _listedNow, ...call } = preflighted;
   return barrier.toolFingerprint ? { ...call, toolFingerprint: barrier.toolFingerprint } : call;
 }
-
-/**
- * The write a decision makes on the step it was checked against: its audit
- * rows (one per gate decided), its announcement, and an approval's barrier
- * start. Built before the claim when the claim can record it in one write,
- * and from the claimed state otherwise.
- */
-async function describeDecision(
-  runId: string,
-  decision: Decision,
-  edit: PreflightedCall | null,
-  state: SuspendedState,
-  /** The digest computed of `state.pending.calls`. */
-  expected: string,
-) {
-  const reason = decision.reason ?? null;
-  const outcome: DecisionResult["outcome"] = decision.approve ? "executed" : "denied";
-  const barrier = barrierOf(state);
-  if (!barrier) throw new Error(`the run is not waiting at a barrier of step ${state.stepIndex}`);
-  const scope: "gate" | "turn" = decision.approve && decision.scope === "turn" ? "turn" : "gate";
-  const gates = scope === "turn" ? gatesOf(state) : [barrier.batchIndex];
-  const decisionId = crypto.randomUUID();
-  const announcement = (audited: boolean) => ({
-    type: "approval_decided" as const,
-    payload: {
-      stepIndex: state.stepIndex,
-      turnDigest: expected,
-      approve: decision.approve,
-      actor: decision.actor,
-      actorId: decision.actorId ?? null,
-      reason,
-      audited,
-      outcome,
-      decisionId,
-      scope,
-      gates,
-      editedArguments: edit?.arguments ?? null,
-      // A grant is stored with the audit row: an unaudited decision grants nothing.
-      allowTool: audited && decision.approve && decision.alwaysAllow === true ? barrier.name : null,
-    },
-  });
-  const records = await Promise.all(
-    gates.map(async (batchIndex): Promise<ApprovalRecord> => {
-      const call = state.calls[batchIndex];
-      if (!call) throw new Error(`gate ${batchIndex} is not a call of step ${state.stepIndex}`);
-      const edited = batchIndex === barrier.batchIndex ? edit : null;
-      return {
-        runId,
-        turnDigest: expected,
-        approve: decision.approve,
-        actor: decision.actor,
-        actorId: decision.actorId ?? null,
-        reason,
-        decisionId,
-        kind: "decision",
-        grantedBy: null,
-        scope,
-        batchIndex,
-        callId: call.id,
-        toolName: call.name,
-        arguments: call.arguments,
-        argumentsDigest: await computeCallDigest(call),
-        editedArguments: edited?.arguments ?? null,
-        editedDigest: edited ? await computeCallDigest(edited) : null,
-      };
-    }),
-  );
-  const startBarrier = decision.approve
-    ? { resumed: resumedEvent(state.stepIndex, { kind: "approve" }), batchIndex: barrier.batchIndex }
-    : undefined;
-  return { expected, outcome, reason, gates, decisionId, announcement, records, startBarrier };
-}
-type DecisionWrite = Awaited<ReturnType<typeof describeDecision>>;
 
 /**
  * The claim and the decision's record in one write, while the run is still
