@@ -1,5 +1,6 @@
 import { and, asc, eq, getTableColumns, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import {
+  type ApprovalAnnouncement,
   awaitingApprovalEvent,
   callsInvalidatedEvent,
   type DecisionRecord,
@@ -84,11 +85,7 @@ export function createRunRepository(db: Db): RunStore {
    */
   async function writeDecision(
     runId: string,
-    {
-      records,
-      event,
-      startBarrier,
-    }: Omit<DecisionRecord, "event"> & { event: Parameters<RunStore["recordApproval"]>[1]["event"] },
+    { records, event, startBarrier }: DecisionRecord<ApprovalAnnouncement>,
     options: { fence: AppendOptions["fence"]; first?: RunEvent[]; claim?: SQL },
   ): Promise<void> {
     const granted = event.type === "approval_decided" ? event.payload : null;

@@ -80,6 +80,7 @@ export type { RunEnvironment } from "./run/run-environment";
 export { LostClaimError, RepairExhaustedError } from "./run/run-errors";
 export { driveRun, type RunStart } from "./run/run-loop";
 export type {
+  ApprovalAnnouncement,
   ApprovalRecord,
   DecisionRecord,
   NewRun,

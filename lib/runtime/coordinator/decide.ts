@@ -126,16 +126,12 @@ async function decide(
   let applied: Awaited<ReturnType<typeof applyDecision>>;
   let claim: ClaimedRun;
   try {
-    const inOneWrite = await claimAndRecord(
-      waiting,
-      state,
-      await describeDecision(runId, decision, edit, state, turnDigest),
-      dependencies,
-    );
-    if (inOneWrite) {
-      claim = inOneWrite.claim;
+    const write = await describeDecision(runId, decision, edit, state, turnDigest);
+    const claimedAndRecorded = await claimAndRecord(waiting, state, write, dependencies);
+    if (claimedAndRecorded) {
+      claim = claimedAndRecorded;
       applied = await holdingClaim(store, runId, () =>
-        afterRecording(decision, edit, inOneWrite.claim, inOneWrite.write, true, dependencies),
+        afterRecording(decision, edit, claimedAndRecorded, write, true, dependencies),
       );
     } else {
       claim = await claimWaitingRun(waiting, "decision", dependencies, { isDecoded: true });
@@ -304,7 +300,7 @@ async function claimAndRecord(
   state: SuspendedState,
   write: DecisionWrite,
   dependencies: CoordinatorDependencies,
-): Promise<{ claim: ClaimedRun; write: DecisionWrite } | null> {
+): Promise<ClaimedRun | null> {
   // The claim announces the stored digest; the one write is taken only when it is the computed one.
   if (state.pending.turnDigest !== write.expected) return null;
   if (isPastDeadline(state.pending, dependencies.now())) return null;
@@ -322,7 +318,7 @@ async function claimAndRecord(
   );
   if (!recorded) return null;
   const run: RunRecord = { ...waiting, status: "RUNNING", leaseExpired: false };
-  return { claim: { run, claimToken, state }, write };
+  return { run, claimToken, state };
 }
 
 /** Gates 1 and 2, the audit and the announcement of a decision on a claimed run (SPEC §5 steps 4–7). */

@@ -29,10 +29,16 @@ export interface RunRecord {
   version: string;
 }
 
+/** The events that announce audit rows, in the write that stores them. */
+export type ApprovalAnnouncement =
+  | RunEventOf<"approval_decided">
+  | RunEventOf<"approval_expired">
+  | RunEventOf<"approval_voided">;
+
 /** What {@link RunStore.recordApproval} writes for a decision: its audit rows, its announcement, and an approval's start. */
-export interface DecisionRecord {
+export interface DecisionRecord<Announcement extends ApprovalAnnouncement = RunEventOf<"approval_decided">> {
   records: readonly ApprovalRecord[];
-  event: RunEventOf<"approval_decided">;
+  event: Announcement;
   startBarrier?: { resumed: RunEventOf<"run_resumed">; batchIndex: number };
 }
 
@@ -300,7 +306,7 @@ export interface RunStore {
     records: readonly ApprovalRecord[],
     announce: {
       claimToken: string;
-      event: RunEventOf<"approval_decided"> | RunEventOf<"approval_expired"> | RunEventOf<"approval_voided">;
+      event: ApprovalAnnouncement;
       startBarrier?: { resumed: RunEventOf<"run_resumed">; batchIndex: number };
     },
   ): Promise<boolean>;

@@ -17,6 +17,7 @@ import {
 import { LostClaimError } from "../run/run-errors";
 import {
   APPROVAL_KINDS,
+  type ApprovalAnnouncement,
   type ApprovalRecord,
   type DecisionRecord,
   type RunRecord,
@@ -139,11 +140,7 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
   /** A decision's audit rows, announcement, barrier start and grant (see `recordApproval`). */
   function writeDecision(
     holder: StoredRun,
-    {
-      records,
-      event,
-      startBarrier,
-    }: Omit<DecisionRecord, "event"> & { event: Parameters<RunStore["recordApproval"]>[1]["event"] },
+    { records, event, startBarrier }: DecisionRecord<ApprovalAnnouncement>,
   ) {
     const decidedAt = new Date(now()).toISOString();
     for (const { runId: _, ...approval } of records) holder.approvals.push({ ...copy(approval), decidedAt });
