@@ -72,6 +72,9 @@ test("the selection stays on the run you decided: approving its first gate, then
   await expect
     .poll(async () => (await getReport(request, twoGates)).pending?.calls[0]?.name, { timeout: 15_000 })
     .toBe("delete_file");
+  // A person decides what the row shows: wait for the live list to show the second gate there.
+  await expect(twoGatesRow).toHaveAccessibleName(/: delete_file, list_files, waiting/);
+  await expect(twoGatesRow.getByRole("button", { name: "Reply to the model instead" })).toBeEnabled();
   await expect(twoGatesRow).toBeFocused();
   await page.keyboard.press("d");
   await page.keyboard.type("not this one");

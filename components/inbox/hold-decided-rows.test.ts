@@ -49,6 +49,18 @@ describe("a decided inbox row stays where it was for a moment", () => {
     expect(ids(holdDecidedRows([item("a"), item("c")], held, 2000))).toEqual(["a", "c"]);
   });
 
+  it("offers nothing to decide while the live list still shows the turn just decided", () => {
+    const decided = item("b", [0, 2]);
+    const held = [{ item: decided, index: 0, decided: { approve: true }, confirmed: true, until: 2000 }];
+    const stale = holdDecidedRows([decided], held, 1000);
+    expect(stale[0]).toEqual({ item: decided, outcome: "Approved gate 1 of 2", isSettled: true });
+    const caughtUp = holdDecidedRows([item("b", [2])], held, 1000);
+    expect(caughtUp[0]).toMatchObject({
+      isSettled: false,
+      outcome: "Approved gate 1 of 2 — now waiting on gate 2",
+    });
+  });
+
   it("holds a row in place while its decision is on its way, without an outcome yet", () => {
     const sending = [
       { item: item("b", [0, 2]), index: 1, decided: { approve: true }, confirmed: false, until: 9000 },

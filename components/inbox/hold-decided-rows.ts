@@ -41,7 +41,11 @@ export function holdDecidedRows(
     .filter((item) => !heldIds.has(item.runId))
     .map((item) => ({ item, outcome: null, isSettled: false }));
   for (const row of holding) {
-    const current = items.find((item) => item.runId === row.item.runId);
+    const listed = items.find((item) => item.runId === row.item.runId);
+    // Until the live list catches up, it may still show the turn just decided: that turn is over, so
+    // the row offers nothing to decide (a key pressed now would only be refused as stale).
+    const isCaughtUp = !row.confirmed || listed?.pending?.turnDigest !== row.item.pending?.turnDigest;
+    const current = isCaughtUp ? listed : undefined;
     const outcome = row.confirmed ? describeOutcome(row.decided, row.item, current) : null;
     const next: ShownRow = current
       ? { item: current, outcome, isSettled: false }
