@@ -280,6 +280,8 @@ describe("server actions act as the signed-in person, with their role", () => {
       error: { code: "invalid_request", issues: [{ path: "actor" }] },
     });
     expect(await approve(runId, turnDigest)).toMatchObject({ ok: true });
+    // The approved run goes on after the action answers: let it finish before the database closes.
+    await waitForStatus(runId, "COMPLETED");
     const report = await service.getReport(runId);
     expect(report?.decisions).toMatchObject([
       { actor: accounts.approver.name, actorId: accounts.approver.userId, approve: true },
