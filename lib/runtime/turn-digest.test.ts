@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, computeTurnDigest, digestsEqual } from "./turn-digest";
+import { canonicalJson, computeTurnDigest, digestsEqual, sha256Hex } from "./turn-digest";
 
 /** Serialises JSON with keys in reverse insertion order and indentation: same value, different text. */
 function serializeScrambled(value: unknown, depth = 0): string {
@@ -61,8 +61,19 @@ describe("canonicalJson", () => {
   });
 });
 
+describe("sha256Hex", () => {
+  it("is SHA-256 of the text's UTF-8 bytes, as Node's own hash computes it (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 200 }), (text) => {
+        expect(sha256Hex(text)).toBe(createHash("sha256").update(text, "utf8").digest("hex"));
+      }),
+    );
+    expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+});
+
 describe("computeTurnDigest", () => {
-  it("matches an independently computed SHA-256 (known answer)", async () => {
+  it("matches an independently computed SHA-256 (known answer)", () => {
     const calls = [
       { id: "c1", name: "write_file", arguments: '{ "path": "a.txt",\n "content": "x" }', batchIndex: 0 },
       { id: "c2", name: "read_file", arguments: "{not json", batchIndex: 1 },
@@ -71,35 +82,35 @@ describe("computeTurnDigest", () => {
       '[{"arguments":"{\\"content\\":\\"x\\",\\"path\\":\\"a.txt\\"}","batchIndex":0,"id":"c1","name":"write_file"},' +
       '{"arguments":"{not json","batchIndex":1,"id":"c2","name":"read_file"}]';
     const expected = createHash("sha256").update(expectedText, "utf8").digest("hex");
-    expect(await computeTurnDigest(calls)).toBe(expected);
+    expect(computeTurnDigest(calls)).toBe(expected);
   });
 
-  it("is the digest of [] for an empty turn, lowercase hex of 64 characters", async () => {
-    const digest = await computeTurnDigest([]);
+  it("is the digest of [] for an empty turn, lowercase hex of 64 characters", () => {
+    const digest = computeTurnDigest([]);
     expect(digest).toBe(createHash("sha256").update("[]").digest("hex"));
     expect(digest).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it("ignores extra fields of the calls", async () => {
+  it("ignores extra fields of the calls", () => {
     const call = { id: "c1", name: "finish", arguments: '{"summary":"s"}', batchIndex: 0 };
-    expect(await computeTurnDigest([{ ...call, status: "pending" } as typeof call])).toBe(
-      await computeTurnDigest([call]),
+    expect(computeTurnDigest([{ ...call, status: "pending" } as typeof call])).toBe(
+      computeTurnDigest([call]),
     );
   });
 
-  it("is unchanged by key order and whitespace in raw arguments (property)", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(callArbitrary, { maxLength: 4 }), async (calls) => {
+  it("is unchanged by key order and whitespace in raw arguments (property)", () => {
+    fc.assert(
+      fc.property(fc.array(callArbitrary, { maxLength: 4 }), (calls) => {
         const scrambled = calls.map((call) => ({
           ...call,
           arguments: serializeScrambled(JSON.parse(call.arguments)),
         }));
-        expect(await computeTurnDigest(scrambled)).toBe(await computeTurnDigest(calls));
+        expect(computeTurnDigest(scrambled)).toBe(computeTurnDigest(calls));
       }),
     );
   });
 
-  it("changes with any id, name, argument value or batchIndex (property)", async () => {
+  it("changes with any id, name, argument value or batchIndex (property)", () => {
     const changeArbitrary = fc.oneof(
       fc.string({ maxLength: 8 }).map((id) => ({ field: "id" as const, value: id })),
       fc
@@ -108,12 +119,12 @@ describe("computeTurnDigest", () => {
       argumentsArbitrary.map((value) => ({ field: "arguments" as const, value: JSON.stringify(value) })),
       fc.nat({ max: 20 }).map((batchIndex) => ({ field: "batchIndex" as const, value: batchIndex })),
     );
-    await fc.assert(
-      fc.asyncProperty(
+    fc.assert(
+      fc.property(
         fc.array(callArbitrary, { minLength: 1, maxLength: 4 }),
         fc.nat(),
         changeArbitrary,
-        async (calls, position, change) => {
+        (calls, position, change) => {
           const index = position % calls.length;
           const original = calls[index];
           if (original === undefined) {
@@ -127,26 +138,22 @@ describe("computeTurnDigest", () => {
               : original[change.field] === change.value;
           fc.pre(!isSame);
           const changedCalls = calls.map((call, callIndex) => (callIndex === index ? changed : call));
-          expect(await computeTurnDigest(changedCalls)).not.toBe(await computeTurnDigest(calls));
+          expect(computeTurnDigest(changedCalls)).not.toBe(computeTurnDigest(calls));
         },
       ),
     );
   });
 
-  it("changes with call order", async () => {
+  it("changes with call order", () => {
     const first = { id: "a", name: "read_file", arguments: "{}", batchIndex: 0 };
     const second = { id: "b", name: "read_file", arguments: "{}", batchIndex: 1 };
-    expect(await computeTurnDigest([first, second])).not.toBe(await computeTurnDigest([second, first]));
+    expect(computeTurnDigest([first, second])).not.toBe(computeTurnDigest([second, first]));
   });
 
-  it("hashes unparseable raw arguments as written", async () => {
+  it("hashes unparseable raw arguments as written", () => {
     const call = { id: "c", name: "read_file", arguments: "{oops", batchIndex: 0 };
-    expect(await computeTurnDigest([call])).not.toBe(
-      await computeTurnDigest([{ ...call, arguments: "{ oops" }]),
-    );
-    expect(await computeTurnDigest([call])).not.toBe(
-      await computeTurnDigest([{ ...call, arguments: '"{oops"' }]),
-    );
+    expect(computeTurnDigest([call])).not.toBe(computeTurnDigest([{ ...call, arguments: "{ oops" }]));
+    expect(computeTurnDigest([call])).not.toBe(computeTurnDigest([{ ...call, arguments: '"{oops"' }]));
   });
 });
 

@@ -3,6 +3,8 @@
  * exact pending turn an operator saw. Used by the side that renders the turn
  * and by the side that verifies a decision; no other implementation exists.
  */
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import type { ToolCall } from "./types";
 
 /**
@@ -61,7 +63,7 @@ export type DigestedCall = Pick<ToolCall, "id" | "name" | "arguments" | "batchIn
 };
 
 /**
- * The turn digest: lowercase hex SHA-256 (Web Crypto) of
+ * The turn digest: lowercase hex SHA-256 of
  * `canonicalJson(calls.map(c => ({ id, name, arguments, batchIndex, toolFingerprint })))`
  * (`toolFingerprint` only for a call of a tool defined elsewhere, such as an
  * MCP server's: the approval is bound to the tool's definition too),
@@ -74,7 +76,7 @@ export type DigestedCall = Pick<ToolCall, "id" | "name" | "arguments" | "batchIn
  * number spelling ("1.0" vs "1", or integers beyond 2^53 that round equal)
  * give the same digest — they are the same arguments to every tool.
  */
-export async function computeTurnDigest(calls: ReadonlyArray<DigestedCall>): Promise<string> {
+export function computeTurnDigest(calls: ReadonlyArray<DigestedCall>): string {
   const canonicalCalls = calls.map((call) => ({
     id: call.id,
     name: call.name,
@@ -83,16 +85,24 @@ export async function computeTurnDigest(calls: ReadonlyArray<DigestedCall>): Pro
     // Absent for the playground's own tools, so their digests are what they always were.
     toolFingerprint: call.toolFingerprint,
   }));
-  const bytes = new TextEncoder().encode(canonicalJson(canonicalCalls));
-  const hash = await globalThis.crypto.subtle.digest("SHA-256", bytes);
-  return Array.from(new Uint8Array(hash), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(canonicalJson(canonicalCalls));
+}
+
+/**
+ * Lowercase hex SHA-256 of a text's UTF-8 bytes, computed on the spot. Not Web
+ * Crypto's `subtle.digest`: that answers through a thread pool and the event
+ * loop, which cost a decision 3–10 ms now and then (its p99) between reading
+ * the run and claiming it, for a hash of a few hundred bytes.
+ */
+export function sha256Hex(text: string): string {
+  return bytesToHex(sha256(utf8ToBytes(text)));
 }
 
 /**
  * The digest of one call (a turn of that call alone): the audit keeps it for
  * a gate's arguments as shown and, when an approver changed them, as edited.
  */
-export function computeCallDigest(call: DigestedCall): Promise<string> {
+export function computeCallDigest(call: DigestedCall): string {
   return computeTurnDigest([call]);
 }
 

@@ -126,7 +126,7 @@ async function decide(
   let applied: Awaited<ReturnType<typeof applyDecision>>;
   let claim: ClaimedRun;
   try {
-    const write = await describeDecision(runId, decision, edit, state, turnDigest);
+    const write = describeDecision(runId, decision, edit, state, turnDigest);
     const claimedAndRecorded = await claimAndRecord(waiting, state, write, dependencies);
     if (claimedAndRecorded) {
       claim = claimedAndRecorded;
@@ -170,7 +170,7 @@ export async function checkDecision(
   try {
     // Decoded once, before anything is claimed: refusals of a run that cannot be decided cost no write.
     state = decodeWaitingState(waiting);
-    turnDigest = await refuseUnmatchableDigest(waiting, state.pending, decision);
+    turnDigest = refuseUnmatchableDigest(waiting, state.pending, decision);
   } catch (error) {
     throw await explainExpiredTurn(error, runId, decision, dependencies);
   }
@@ -206,12 +206,8 @@ async function explainExpiredTurn(
  * the run away from the right one. The check after the claim stays: the turn
  * may change between this read and the claim.
  */
-async function refuseUnmatchableDigest(
-  waiting: RunRecord,
-  pending: PendingTurn,
-  decision: Decision,
-): Promise<string> {
-  const expected = await computeTurnDigest(pending.calls);
+function refuseUnmatchableDigest(waiting: RunRecord, pending: PendingTurn, decision: Decision): string {
+  const expected = computeTurnDigest(pending.calls);
   const received = typeof decision.turnDigest === "string" ? decision.turnDigest : null;
   if (!digestsEqual(received, expected)) {
     throw new StaleApprovalTurnError(waiting.id, { ...pending, turnDigest: expected }, received);
@@ -330,13 +326,7 @@ async function applyDecision(
 ) {
   const { run: claimed, claimToken, state } = claim;
   const runId = claimed.id;
-  const write = await describeDecision(
-    runId,
-    decision,
-    edit,
-    state,
-    await computeTurnDigest(state.pending.calls),
-  );
+  const write = describeDecision(runId, decision, edit, state, computeTurnDigest(state.pending.calls));
   const { expected } = write;
   // Surfaces validate the body, but a digest that is not a string must still be a refusal, not a crash.
   const received = typeof decision.turnDigest === "string" ? decision.turnDigest : null;

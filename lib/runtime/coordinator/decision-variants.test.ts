@@ -106,9 +106,9 @@ describe("edit, then approve", () => {
       batchIndex: 0,
       toolName: "write_file",
       arguments: shown.arguments,
-      argumentsDigest: await computeCallDigest(shown),
+      argumentsDigest: computeCallDigest(shown),
       editedArguments: edited,
-      editedDigest: await computeCallDigest({ ...shown, arguments: edited }),
+      editedDigest: computeCallDigest({ ...shown, arguments: edited }),
     });
     expect(row?.argumentsDigest).not.toBe(row?.editedDigest);
 

@@ -11,7 +11,7 @@ import type { Decision, DecisionResult } from "./decide";
  * start. Built before the claim when the claim can record it in one write,
  * and from the claimed state otherwise.
  */
-export async function describeDecision(
+export function describeDecision(
   runId: string,
   decision: Decision,
   edit: PreflightedCall | null,
@@ -45,35 +45,33 @@ export async function describeDecision(
       allowTool: audited && decision.approve && decision.alwaysAllow === true ? barrier.name : null,
     },
   });
-  const records = await Promise.all(
-    gates.map(async (batchIndex): Promise<ApprovalRecord> => {
-      const call = state.calls[batchIndex];
-      if (!call) throw new Error(`gate ${batchIndex} is not a call of step ${state.stepIndex}`);
-      const edited = batchIndex === barrier.batchIndex ? edit : null;
-      return {
-        runId,
-        turnDigest: expected,
-        approve: decision.approve,
-        actor: decision.actor,
-        actorId: decision.actorId ?? null,
-        reason,
-        decisionId,
-        kind: "decision",
-        grantedBy: null,
-        scope,
-        batchIndex,
-        callId: call.id,
-        toolName: call.name,
-        arguments: call.arguments,
-        argumentsDigest: await computeCallDigest(call),
-        editedArguments: edited?.arguments ?? null,
-        editedDigest: edited ? await computeCallDigest(edited) : null,
-      };
-    }),
-  );
+  const records = gates.map((batchIndex): ApprovalRecord => {
+    const call = state.calls[batchIndex];
+    if (!call) throw new Error(`gate ${batchIndex} is not a call of step ${state.stepIndex}`);
+    const edited = batchIndex === barrier.batchIndex ? edit : null;
+    return {
+      runId,
+      turnDigest: expected,
+      approve: decision.approve,
+      actor: decision.actor,
+      actorId: decision.actorId ?? null,
+      reason,
+      decisionId,
+      kind: "decision",
+      grantedBy: null,
+      scope,
+      batchIndex,
+      callId: call.id,
+      toolName: call.name,
+      arguments: call.arguments,
+      argumentsDigest: computeCallDigest(call),
+      editedArguments: edited?.arguments ?? null,
+      editedDigest: edited ? computeCallDigest(edited) : null,
+    };
+  });
   const startBarrier = decision.approve
     ? { resumed: resumedEvent(state.stepIndex, { kind: "approve" }), batchIndex: barrier.batchIndex }
     : undefined;
   return { expected, outcome, reason, gates, decisionId, announcement, records, startBarrier };
 }
-export type DecisionWrite = Awaited<ReturnType<typeof describeDecision>>;
+export type DecisionWrite = ReturnType<typeof describeDecision>;

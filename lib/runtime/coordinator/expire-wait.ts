@@ -71,7 +71,7 @@ export async function expireWait(
   const environment = await holdingClaim(store, runId, async () => {
     const barrier = barrierOf(state);
     if (!barrier) throw new Error(`run ${runId} is not waiting at a barrier`);
-    const turnDigest = await computeTurnDigest(state.pending.calls);
+    const turnDigest = computeTurnDigest(state.pending.calls);
     const decisionId = crypto.randomUUID();
     const expired = (audited: boolean) => ({
       type: "approval_expired" as const,
@@ -84,7 +84,7 @@ export async function expireWait(
         audited,
       },
     });
-    const argumentsDigest = await computeCallDigest(barrier);
+    const argumentsDigest = computeCallDigest(barrier);
     const audited = await store.recordApproval(
       [
         {

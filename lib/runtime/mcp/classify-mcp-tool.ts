@@ -1,4 +1,4 @@
-import { canonicalJson } from "../turn-digest";
+import { canonicalJson, sha256Hex } from "../turn-digest";
 import type { Effect, ResourceClass } from "../types";
 
 /** A tool as an MCP server lists it (`tools/list`), only the fields that matter here. */
@@ -109,7 +109,7 @@ export function modelToolName(serverId: string, toolName: string): string {
  * was shown about it (server, name, description, schemas, annotations). An
  * approval is bound to it; a definition that changed afterwards has another.
  */
-export async function computeToolFingerprint(serverId: string, tool: McpToolListing): Promise<string> {
+export function computeToolFingerprint(serverId: string, tool: McpToolListing): string {
   const shown = {
     server: serverId,
     name: tool.name,
@@ -118,9 +118,5 @@ export async function computeToolFingerprint(serverId: string, tool: McpToolList
     outputSchema: tool.outputSchema ?? null,
     annotations: tool.annotations ?? null,
   };
-  const hash = await globalThis.crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(canonicalJson(shown)),
-  );
-  return Array.from(new Uint8Array(hash), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(canonicalJson(shown));
 }

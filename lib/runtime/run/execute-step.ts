@@ -73,7 +73,7 @@ export async function executeStep(environment: RunEnvironment, progress: StepPro
     const unsettled = segment.batchIndexes.filter((batchIndex) => !(String(batchIndex) in current.outcomes));
     // One write starts the whole wave, and refuses to while a cancel is pending: then the cancel is taken.
     // Calls a grant let through are audited as automatic approvals in the write that starts them.
-    const approvals = await automaticApprovals(
+    const approvals = automaticApprovals(
       runId,
       unsettled.flatMap((batchIndex) => current.calls[batchIndex] ?? []),
     );
@@ -169,10 +169,7 @@ export function unexecutedCalls(progress: StepProgress): number[] {
  * whose fingerprints its calls carry (as `registry` lists them), for the
  * approver.
  */
-export async function buildPendingTurn(
-  progress: StepProgress,
-  registry?: ToolRegistry,
-): Promise<PendingTurn> {
+export function buildPendingTurn(progress: StepProgress, registry?: ToolRegistry): PendingTurn {
   const calls = unexecutedCalls(progress).map((batchIndex) => {
     const call = progress.calls[batchIndex];
     if (!call) throw new Error(`pending batchIndex ${batchIndex} is not a call of the step`);
@@ -181,7 +178,7 @@ export async function buildPendingTurn(
   });
   const tools = registry ? shownDefinitions(calls, registry) : [];
   return {
-    turnDigest: await computeTurnDigest(calls),
+    turnDigest: computeTurnDigest(calls),
     calls,
     gates: gatesOf(progress),
     ...(tools.length > 0 ? { tools } : {}),
@@ -215,7 +212,7 @@ async function suspendAtBarrier(environment: RunEnvironment, progress: StepProgr
     (barrier && environment.registry.get(barrier.name)?.approvalTimeoutSeconds) ??
     environment.approvalTimeoutSeconds;
   const pending = {
-    ...(await buildPendingTurn(progress, environment.registry)),
+    ...buildPendingTurn(progress, environment.registry),
     ...(timeoutSeconds
       ? { expiresAt: new Date(environment.now() + timeoutSeconds * 1_000).toISOString() }
       : {}),

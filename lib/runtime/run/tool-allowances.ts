@@ -65,38 +65,31 @@ export function markAllowedCalls(
 }
 
 /** The audit rows of the calls about to start that a grant let through: one automatic approval each. */
-export async function automaticApprovals(
-  runId: string,
-  calls: readonly PreflightedCall[],
-): Promise<ApprovalRecord[]> {
-  return Promise.all(
-    calls.flatMap((call) => {
-      const allowance = call.allowedBy;
-      if (!allowance) return [];
-      return [
-        (async (): Promise<ApprovalRecord> => {
-          const digest = await computeCallDigest(call);
-          return {
-            runId,
-            turnDigest: digest,
-            approve: true,
-            actor: allowance.actor,
-            actorId: allowance.actorId,
-            reason: null,
-            decisionId: crypto.randomUUID(),
-            kind: "automatic",
-            grantedBy: allowance.decisionId,
-            scope: "gate",
-            batchIndex: call.batchIndex,
-            callId: call.id,
-            toolName: call.name,
-            arguments: call.arguments,
-            argumentsDigest: digest,
-            editedArguments: null,
-            editedDigest: null,
-          };
-        })(),
-      ];
-    }),
-  );
+export function automaticApprovals(runId: string, calls: readonly PreflightedCall[]): ApprovalRecord[] {
+  return calls.flatMap((call): ApprovalRecord[] => {
+    const allowance = call.allowedBy;
+    if (!allowance) return [];
+    const digest = computeCallDigest(call);
+    return [
+      {
+        runId,
+        turnDigest: digest,
+        approve: true,
+        actor: allowance.actor,
+        actorId: allowance.actorId,
+        reason: null,
+        decisionId: crypto.randomUUID(),
+        kind: "automatic",
+        grantedBy: allowance.decisionId,
+        scope: "gate",
+        batchIndex: call.batchIndex,
+        callId: call.id,
+        toolName: call.name,
+        arguments: call.arguments,
+        argumentsDigest: digest,
+        editedArguments: null,
+        editedDigest: null,
+      },
+    ];
+  });
 }

@@ -155,8 +155,8 @@ describe("an approval is bound to the definition of the tool that was shown", ()
       ["srv__read", fingerprint("e"), "Reads"],
     ]);
     const withoutFingerprints = pending.calls.map(({ toolFingerprint: _, ...call }) => call);
-    expect(pending.turnDigest).toBe(await computeTurnDigest(pending.calls));
-    expect(pending.turnDigest).not.toBe(await computeTurnDigest(withoutFingerprints));
+    expect(pending.turnDigest).toBe(computeTurnDigest(pending.calls));
+    expect(pending.turnDigest).not.toBe(computeTurnDigest(withoutFingerprints));
   });
 
   it("runs the approved call when the definition is unchanged", async () => {
@@ -229,7 +229,7 @@ describe("an approval is bound to the definition of the tool that was shown", ()
   it("refuses a digest computed without the fingerprints", async () => {
     const server = remoteServer();
     const { runId, pending } = await waitingRun(server);
-    const stripped = await computeTurnDigest(pending.calls.map(({ toolFingerprint: _, ...call }) => call));
+    const stripped = computeTurnDigest(pending.calls.map(({ toolFingerprint: _, ...call }) => call));
     await expect(
       server.host.decide(runId, { approve: true, turnDigest: stripped, actor: "alice" }),
     ).rejects.toMatchObject({ code: "stale_turn" });

@@ -37,7 +37,7 @@ export async function voidApproval(
     [
       {
         runId,
-        turnDigest: approval?.turnDigest ?? (await computeCallDigest(barrier)),
+        turnDigest: approval?.turnDigest ?? computeCallDigest(barrier),
         approve: false,
         actor: "tool-playground",
         actorId: null,
@@ -50,7 +50,7 @@ export async function voidApproval(
         callId: barrier.id,
         toolName: barrier.name,
         arguments: barrier.arguments,
-        argumentsDigest: await computeCallDigest(barrier),
+        argumentsDigest: computeCallDigest(barrier),
         editedArguments: null,
         editedDigest: null,
       },

@@ -179,11 +179,7 @@ export function createMcpConnections(servers: ReadonlyMap<string, McpServerConfi
   };
 }
 
-async function describeTool(
-  id: string,
-  config: McpServerConfig,
-  tool: McpToolListing,
-): Promise<ListedMcpTool> {
+function describeTool(id: string, config: McpServerConfig, tool: McpToolListing): ListedMcpTool {
   return {
     ...classifyMcpTool(id, config.trust, tool, config.tools[tool.name]),
     serverName: tool.name,
@@ -191,7 +187,7 @@ async function describeTool(
     inputSchema: tool.inputSchema,
     outputSchema: tool.outputSchema ?? null,
     annotations: tool.annotations ?? null,
-    fingerprint: await computeToolFingerprint(id, tool),
+    fingerprint: computeToolFingerprint(id, tool),
   };
 }
 
