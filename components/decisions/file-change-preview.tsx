@@ -3,31 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { fetchJson } from "@/lib/queries/fetch-json";
 import { LineDiff } from "../ui/line-diff";
-
-/** The built-in tools that change a workspace file, and what they would do to it. */
-const FILE_CHANGES: Record<
-  string,
-  (args: Record<string, unknown>) => { path: string; content?: string } | null
-> = {
-  write_file: (args) =>
-    typeof args.path === "string" && typeof args.content === "string"
-      ? { path: args.path, content: args.content }
-      : null,
-  delete_file: (args) => (typeof args.path === "string" ? { path: args.path } : null),
-};
-
-function readChange(call: { name: string; arguments: string }) {
-  const changeOf = FILE_CHANGES[call.name];
-  if (!changeOf) return null;
-  try {
-    const args: unknown = JSON.parse(call.arguments);
-    return args && typeof args === "object" && !Array.isArray(args)
-      ? changeOf(args as Record<string, unknown>)
-      : null;
-  } catch {
-    return null;
-  }
-}
+import { readFileChange } from "./read-file-change";
 
 /**
  * What a gated file write would change, read against the run's workspace as
@@ -42,7 +18,7 @@ export function FileChangePreview({
   runId: string;
   call: { name: string; arguments: string };
 }) {
-  const change = readChange(call);
+  const change = readFileChange(call);
   const current = useQuery({
     queryKey: ["runs", runId, "files", change?.path ?? ""],
     queryFn: ({ signal }) =>

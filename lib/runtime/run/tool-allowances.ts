@@ -57,7 +57,8 @@ export function markAllowedCalls(
   allowances: ToolAllowances,
 ): PreflightedCall[] {
   return preflighted.map((call, index) => {
-    const allowance = allowances[call.name];
+    // Own grants only: a tool named "toString" is not granted by Object.prototype.
+    const allowance = Object.hasOwn(allowances, call.name) ? allowances[call.name] : undefined;
     const original = calls[index];
     if (!allowance || !original || call.problem !== null) return call;
     return preflightCall(original, registry).isGated ? { ...call, allowedBy: allowance } : call;

@@ -157,7 +157,7 @@ export const scenarioSchema = z
       const path =
         toolIndex >= 0
           ? ["tools", toolIndex]
-          : toolName in scenario.approvals
+          : Object.hasOwn(scenario.approvals, toolName)
             ? ["approvals", toolName]
             : ["tools"];
       context.addIssue({ code: "custom", path, message: messageOf(error) });

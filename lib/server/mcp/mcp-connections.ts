@@ -181,7 +181,13 @@ export function createMcpConnections(servers: ReadonlyMap<string, McpServerConfi
 
 function describeTool(id: string, config: McpServerConfig, tool: McpToolListing): ListedMcpTool {
   return {
-    ...classifyMcpTool(id, config.trust, tool, config.tools[tool.name]),
+    // Own entries only: a server's tool named "constructor" has no override unless the operator wrote one.
+    ...classifyMcpTool(
+      id,
+      config.trust,
+      tool,
+      Object.hasOwn(config.tools, tool.name) ? config.tools[tool.name] : undefined,
+    ),
     serverName: tool.name,
     description: tool.description ?? null,
     inputSchema: tool.inputSchema,
