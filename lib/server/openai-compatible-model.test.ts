@@ -19,7 +19,10 @@ let server: Server;
 let baseURL: string;
 const requests: Recorded[] = [];
 /** `hang`: never answer (until the test server closes), like a stuck model. */
-const replies: Array<{ status: number; body: unknown; headers?: Record<string, string> } | "hang"> = [];
+/** `raw`: the body as it is, not JSON-encoded. */
+const replies: Array<
+  { status: number; body: unknown; headers?: Record<string, string>; raw?: boolean } | "hang"
+> = [];
 
 let harness: ScenarioHarness;
 
@@ -42,7 +45,7 @@ beforeAll(async () => {
       const reply = replies.shift() ?? { status: 500, body: { error: "no reply queued" } };
       if (reply === "hang") return;
       response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
-      response.end(JSON.stringify(reply.body));
+      response.end(reply.raw ? String(reply.body) : JSON.stringify(reply.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -173,6 +176,60 @@ describe("a run driven by an OpenAI-compatible endpoint", () => {
       expect(everything).not.toContain("127.0.0.1");
       expect(everything).not.toContain("sk-test-secret");
     }
+  });
+
+  it("fails the run with model_failed when a 200 is not a usable chat completion, saying what is wrong", async () => {
+    vi.stubEnv("TEST_MODEL_KEY", "sk-test");
+    const callWith = (call: unknown) => ({
+      status: 200,
+      body: { choices: [{ message: { tool_calls: [call] } }] },
+    });
+    const cases: Array<[(typeof replies)[number], RegExp]> = [
+      [
+        { status: 200, body: "<html>maintenance</html>", raw: true },
+        /answered with a body that is not JSON\.$/,
+      ],
+      [
+        {
+          status: 200,
+          body: "<html>maintenance</html>",
+          raw: true,
+          headers: { "content-type": "text/html" },
+        },
+        /answered with a body that is not JSON\.$/,
+      ],
+      [{ status: 200, body: null }, /not a chat completion \(the body: must be an object\)/],
+      [{ status: 200, body: { choices: [] } }, /not a chat completion \(choices: must not be empty\)/],
+      [{ status: 200, body: { choices: "none" } }, /\(choices: must be a list/],
+      [
+        callWith({ id: "c1", type: "function" }),
+        /\(choices\[0\]\.message\.tool_calls\[0\]: must be a function tool call\)/,
+      ],
+      [
+        callWith({ id: "c1", type: "function", function: { name: "read_file", arguments: { path: "a" } } }),
+        /tool_calls\[0\]: must be a function tool call/,
+      ],
+      [
+        { status: 200, body: { choices: [{ message: { content: ["parts"] } }] } },
+        /message\.content: must be text/,
+      ],
+    ];
+    for (const [reply, message] of cases) {
+      replies.push(reply);
+      const report = await runScenarioHeadless(harness.service, promptScenario());
+      expect(report).toMatchObject({ status: "FAILED", error: { code: "model_failed" } });
+      expect(report.error?.message).toMatch(/^The model endpoint "fake" answered with /);
+      expect(report.error?.message).toMatch(message);
+      expect(report.error?.message).not.toContain("maintenance");
+    }
+
+    // What an endpoint adds or leaves out of its own accounting fails nothing.
+    replies.push({
+      status: 200,
+      body: { ...toolCalls(["c_done", "finish", { summary: "done" }]).body, usage: { tokens: "many" } },
+    });
+    const tolerated = await runScenarioHeadless(harness.service, promptScenario());
+    expect(tolerated).toMatchObject({ status: "COMPLETED", error: null });
   });
 
   it("retries a rate-limited or failing endpoint with backoff, then uses its answer", async () => {

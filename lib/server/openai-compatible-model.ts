@@ -1,6 +1,7 @@
 import "server-only";
 import type OpenAI from "openai";
 import { type Model, type ModelCompletion, RuntimeError, type TranscriptEntry } from "@/lib/runtime";
+import { decodeChatCompletion } from "./decode-chat-completion";
 import type { ModelEndpoint } from "./model-endpoints";
 
 /** One run's use of a configured endpoint: the endpoint, and the run's own prompt settings. */
@@ -147,12 +148,13 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
         fetchOptions: { redirect: "error" },
       });
       const system = [preamble?.text, settings.system].filter(Boolean).join("\n\n");
-      let completion: Awaited<ReturnType<typeof client.chat.completions.create>>;
+      const messages = toChatMessages(transcript, system || undefined) as OpenAI.ChatCompletionMessageParam[];
+      let reply: unknown;
       try {
-        completion = await client.chat.completions.create(
+        reply = await client.chat.completions.create(
           {
             model: endpoint.model,
-            messages: toChatMessages(transcript, system || undefined) as OpenAI.ChatCompletionMessageParam[],
+            messages,
             tools: tools.map((tool) => ({ type: "function" as const, function: tool })),
             parallel_tool_calls: true,
             ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
@@ -162,25 +164,10 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
       } catch (error) {
         throw describeFailure(OpenAIClient, error, name, endpoint, apiKey, signal);
       }
-      const message = completion.choices?.[0]?.message;
-      if (!message)
-        throw new ModelRequestError(`The model endpoint "${name}" answered without choices[0].message.`);
-      const usage = completion.usage;
-      return {
-        text: message.content ?? null,
-        calls: (message.tool_calls ?? []).map((call) => ({
-          ...(call.id ? { id: call.id } : {}),
-          name: call.type === "function" ? call.function.name : call.custom.name,
-          arguments: call.type === "function" ? call.function.arguments : call.custom.input,
-        })),
-        usage: usage
-          ? {
-              promptTokens: usage.prompt_tokens,
-              completionTokens: usage.completion_tokens,
-              totalTokens: usage.total_tokens,
-            }
-          : null,
-      };
+      const decoded = decodeChatCompletion(reply);
+      if (!decoded.ok)
+        throw new ModelRequestError(`The model endpoint "${name}" answered with ${decoded.problem}.`);
+      return decoded.completion;
     },
   };
 }
@@ -210,6 +197,10 @@ function describeFailure(
     return new ModelRequestError(
       `The model endpoint "${name}" answered ${error.status}${describeRefusal(error.error, apiKey)}`,
     );
+  }
+  // The SDK parses a body its content type calls JSON; one that is not JSON fails there.
+  if (error instanceof SyntaxError) {
+    return new ModelRequestError(`The model endpoint "${name}" answered with a body that is not JSON.`);
   }
   if (error instanceof sdk.OpenAIError) {
     return new ModelRequestError(`The model endpoint "${name}" gave an answer that could not be read.`);
