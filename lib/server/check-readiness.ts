@@ -6,12 +6,29 @@ import { getDatabase, MIGRATIONS_FOLDER } from "@/db/client";
 import { checkDatabaseHealth } from "./check-database-health";
 import { isBackgroundWorkRunning } from "./get-run-service";
 
+/** One check: its result, a fixed code anyone may see, and the detail only the log and admins see. */
+interface Check<Code extends string> {
+  ok: boolean;
+  code: Code;
+  detail: string;
+}
+
 export interface Readiness {
   ready: boolean;
   checks: {
-    database: { ok: boolean; detail: string };
-    migrations: { ok: boolean; detail: string };
-    backgroundWork: { ok: boolean; detail: string };
+    database: Check<"answers" | "unavailable">;
+    migrations: Check<"applied" | "pending" | "unreadable" | "not_checked">;
+    backgroundWork: Check<"running" | "left_to_workers" | "not_started">;
+  };
+}
+
+/** The readiness a stranger may see: each check's result and code, no detail. */
+export function withoutDetails(readiness: Readiness) {
+  const { database, migrations, backgroundWork } = readiness.checks;
+  const bare = <Code extends string>({ ok, code }: Check<Code>) => ({ ok, code });
+  return {
+    ready: readiness.ready,
+    checks: { database: bare(database), migrations: bare(migrations), backgroundWork: bare(backgroundWork) },
   };
 }
 
@@ -23,23 +40,29 @@ export interface Readiness {
  */
 export async function checkReadiness(): Promise<Readiness> {
   const health = await checkDatabaseHealth();
-  const database = health.ok
-    ? { ok: true, detail: `${health.database} answers` }
-    : { ok: false, detail: `does not answer: ${health.reason}` };
-  const migrations = health.ok ? await checkMigrations() : { ok: false, detail: "not checked: no database" };
+  const database: Readiness["checks"]["database"] = health.ok
+    ? { ok: true, code: "answers", detail: `${health.database} answers` }
+    : { ok: false, code: "unavailable", detail: `does not answer: ${health.reason}` };
+  const migrations: Readiness["checks"]["migrations"] = health.ok
+    ? await checkMigrations()
+    : { ok: false, code: "not_checked", detail: "not checked: no database" };
   const handedOff = process.env.PLAYGROUND_BACKGROUND_WORK === "off";
-  const backgroundWork = handedOff
-    ? { ok: true, detail: "off here (PLAYGROUND_BACKGROUND_WORK=off): left to `npm run worker`" }
+  const backgroundWork: Readiness["checks"]["backgroundWork"] = handedOff
+    ? {
+        ok: true,
+        code: "left_to_workers",
+        detail: "off here (PLAYGROUND_BACKGROUND_WORK=off): left to `npm run worker`",
+      }
     : isBackgroundWorkRunning()
-      ? { ok: true, detail: "running" }
-      : { ok: false, detail: "not started" };
+      ? { ok: true, code: "running", detail: "running" }
+      : { ok: false, code: "not_started", detail: "not started" };
   return {
     ready: database.ok && migrations.ok && backgroundWork.ok,
     checks: { database, migrations, backgroundWork },
   };
 }
 
-async function checkMigrations(): Promise<{ ok: boolean; detail: string }> {
+async function checkMigrations(): Promise<Readiness["checks"]["migrations"]> {
   const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, "meta", "_journal.json"), "utf8")) as {
     entries: unknown[];
   };
@@ -49,11 +72,13 @@ async function checkMigrations(): Promise<{ ok: boolean; detail: string }> {
       sql`select count(*)::int as applied from drizzle.__drizzle_migrations`,
     )) as unknown;
     const applied = Number(readRows(rows)[0]?.applied ?? 0);
+    const detail = `${applied} of ${journal.entries.length} applied`;
     return applied >= journal.entries.length
-      ? { ok: true, detail: `${applied} of ${journal.entries.length} applied` }
-      : { ok: false, detail: `${applied} of ${journal.entries.length} applied` };
+      ? { ok: true, code: "applied", detail }
+      : { ok: false, code: "pending", detail };
   } catch (error) {
-    return { ok: false, detail: `cannot be read: ${error instanceof Error ? error.message : String(error)}` };
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, code: "unreadable", detail: `cannot be read: ${reason}` };
   }
 }
 

@@ -1,11 +1,22 @@
-import { checkReadiness } from "@/lib/server/check-readiness";
+import { checkReadiness, withoutDetails } from "@/lib/server/check-readiness";
+import { isAdminRequest } from "@/lib/server/is-admin-request";
+import { getLogger } from "@/lib/server/logger";
 
 /**
  * Readiness for orchestrators: 200 when the database answers, its migrations
- * are applied and the background work runs (or is left to workers); 503 with
- * the failing check named otherwise. `GET /api/health` stays the liveness check.
+ * are applied and the background work runs (or is left to workers); 503
+ * otherwise. Anyone gets each check's result and a fixed code; the details
+ * (a driver's message names hosts and databases) go to the server log, and
+ * to an admin. `GET /api/health` stays the liveness check.
  */
-export async function GET() {
+export async function GET(request: Request) {
   const readiness = await checkReadiness();
-  return Response.json(readiness, { status: readiness.ready ? 200 : 503 });
+  const status = readiness.ready ? 200 : 503;
+  if (!readiness.ready) getLogger().warn({ checks: readiness.checks }, "not ready");
+  // An admin can only be recognised while the database answers.
+  const isAdmin = readiness.checks.database.ok && (await isAdminRequest(request.headers));
+  return Response.json(isAdmin ? readiness : withoutDetails(readiness), {
+    status,
+    headers: { "cache-control": "no-store" },
+  });
 }
