@@ -2,9 +2,9 @@
 
 import { z } from "zod";
 import { runAction } from "@/lib/http/run-action";
-import { parseScenarioJson } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/get-run-service";
 import { getLogger } from "@/lib/server/logger";
+import { parseScenarioTextOffThread } from "@/lib/server/patterns/judge-patterns";
 
 const startComparisonInputSchema = z.object({ scenarioText: z.string() }).strict();
 
@@ -19,7 +19,7 @@ export async function startComparisonAction(input: z.infer<typeof startCompariso
     startComparisonInputSchema,
     input,
     async ({ scenarioText }, identity) => {
-      const scenario = parseScenarioJson(scenarioText);
+      const scenario = await parseScenarioTextOffThread(scenarioText);
       const service = await getRunService();
       const runIds: string[] = [];
       for (const executionPolicy of ["barriers", "legacy"] as const) {

@@ -2,9 +2,9 @@
 
 import { z } from "zod";
 import { runAction } from "@/lib/http/run-action";
-import { parseScenarioJson } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/get-run-service";
 import { getLogger } from "@/lib/server/logger";
+import { parseScenarioTextOffThread } from "@/lib/server/patterns/judge-patterns";
 
 const startRunInputSchema = z.object({ scenarioText: z.string() }).strict();
 
@@ -14,7 +14,7 @@ export async function startRunAction(input: z.infer<typeof startRunInputSchema>)
     startRunInputSchema,
     input,
     async ({ scenarioText }, identity) => {
-      const scenario = parseScenarioJson(scenarioText);
+      const scenario = await parseScenarioTextOffThread(scenarioText);
       const { runId, settled } = await (await getRunService()).startRun(scenario, {
         id: identity.userId,
         name: identity.name,

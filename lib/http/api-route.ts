@@ -96,6 +96,11 @@ export async function readBody<Schema extends z.ZodType>(
   request: Request,
   schema: Schema,
 ): Promise<z.infer<Schema>> {
+  return validateInput(await readJsonBody(request), schema);
+}
+
+/** {@link readBody}'s first half: the body's JSON, refused as it refuses it, not yet validated. */
+export async function readJsonBody(request: Request): Promise<unknown> {
   const mediaType = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
   if (mediaType !== "application/json") {
     throw RequestRefusal.of(
@@ -107,13 +112,11 @@ export async function readBody<Schema extends z.ZodType>(
   if (measureJsonDepth(text) > MAX_JSON_DEPTH) {
     throw invalid("", `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw invalid("", "the body is not valid JSON");
   }
-  return validateInput(json, schema);
 }
 
 async function readLimitedText(request: Request): Promise<string> {

@@ -114,6 +114,8 @@ export {
   formatIssuePath,
   InvalidScenarioError,
   parseScenarioJson,
+  parseScenarioValue,
+  readScenarioJson,
   type ScenarioIssue,
   validateScenario,
 } from "./scenario/parse-scenario";
@@ -131,6 +133,17 @@ export {
   customToolDeclarationSchema,
   TOOL_NAME_PATTERN,
 } from "./tools/custom-tool-declaration";
+export {
+  checkPatternNow,
+  countInlinePatternChecks,
+  findSchemaPatterns,
+  MAX_PATTERN_LENGTH,
+  PATTERN_CHECK_BUDGET_MS,
+  type PatternCheckOutcome,
+  readPatternVerdict,
+  recordPatternCheck,
+  type SchemaPattern,
+} from "./tools/safe-reg-exp";
 export type { ApprovalPolicy, JsonSchemaObject, ToolDefinition, ToolOrigin } from "./tools/tool-definition";
 export { createToolRegistry, type ToolRegistry, type ToolRegistryOptions } from "./tools/tool-registry";
 export {

@@ -18,6 +18,7 @@ import { createMcpToolPreparer } from "./mcp/mcp-tool-definitions";
 import { instrumentStore } from "./metrics/instrument-store";
 import { getMetrics, measureDecision, metricsTelemetry } from "./metrics/metrics";
 import { checkScenarioModel, type ModelEndpoints } from "./model-endpoints";
+import { judgePatterns } from "./patterns/judge-patterns";
 import { createRunEventFeed } from "./run-event-feed";
 import { getRunEventHub, type RunEventListener } from "./run-event-hub";
 
@@ -59,6 +60,7 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
       checkScenarioMcpServers(scenario, mcp.servers);
     },
     prepareTools: createMcpToolPreparer(mcp.servers, mcp.connections),
+    judgePatterns,
     createToolContext: (runId, signal) => createRunToolContext(db, runId, signal),
     leaseMs: execution.leaseMs,
     instanceId: execution.instanceId,

@@ -1,12 +1,17 @@
-import { handleRoute, readBody, readPageCursor, readQuery } from "@/lib/http/api-route";
+import { handleRoute, readJsonBody, readPageCursor, readQuery } from "@/lib/http/api-route";
 import { runListQuerySchema } from "@/lib/http/list-queries";
+import { validateInput } from "@/lib/http/refusal";
 import { scenarioSchema } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/get-run-service";
 import { getLogger } from "@/lib/server/logger";
+import { findScenarioPatterns, judgePatterns } from "@/lib/server/patterns/judge-patterns";
 
 /** Starts a run from a scenario (SPEC §8) and answers at once; the run goes on in this process. */
 export const POST = handleRoute({ role: "operator" }, async (request: Request, _context, identity) => {
-  const scenario = await readBody(request, scenarioSchema);
+  const body = await readJsonBody(request);
+  // Its tools' regular expressions are judged on a worker thread: validating only reads the verdicts.
+  await judgePatterns(findScenarioPatterns(body));
+  const scenario = validateInput(body, scenarioSchema);
   const { runId, settled } = await (await getRunService()).startRun(scenario, {
     id: identity.userId,
     name: identity.name,

@@ -13,6 +13,7 @@ import type { RunRecord, RunStore } from "../run/run-store";
 import type { RunTelemetry } from "../run/run-telemetry";
 import type { RunStatus } from "../run/run-types";
 import { type Scenario, scenarioSchema } from "../scenario/scenario-schema";
+import { findSchemaPatterns, type SchemaPattern } from "../tools/safe-reg-exp";
 import type { ToolDefinition } from "../tools/tool-definition";
 import { createToolRegistry, type ToolRegistry } from "../tools/tool-registry";
 import { normalizeWorkspacePath, type ToolContext } from "../tools/workspace";
@@ -57,6 +58,13 @@ export interface RunHostOptions {
    * then not sent).
    */
   prepareTools?(scenario: Scenario): Promise<{ definitions: ToolDefinition[]; problems: string[] }>;
+  /**
+   * Judges the regular expressions of tool schemas before a registry is
+   * built from them, where that costs this thread nothing (the server's
+   * worker thread), keeping each verdict with `recordPatternCheck`. Without
+   * it, patterns are judged here as their schemas compile.
+   */
+  judgePatterns?(patterns: SchemaPattern[]): Promise<void>;
   log?(message: string, detail?: Record<string, unknown>): void;
 }
 
@@ -112,6 +120,9 @@ export function createRunHost(options: RunHostOptions) {
       : { definitions: [], problems: [] };
     const problems = [...prepared.problems];
     let definitions = prepared.definitions;
+    await options.judgePatterns?.(
+      [...scenario.tools, ...definitions].flatMap((tool) => findSchemaPatterns(tool.parameters)),
+    );
     // A tool from elsewhere that cannot be offered (a schema that does not compile, a name that
     // collides) is left out and named, never a failure of the run: the scenario's own tools were
     // checked when it was accepted, so the registry always builds without the others.

@@ -54,20 +54,32 @@ export function validateScenario(
   return parsed.success ? { ok: true, scenario: parsed.data } : { ok: false, issues: toIssues(parsed.error) };
 }
 
-/** Like {@link validateScenario}, from JSON text; throws {@link InvalidScenarioError}. */
-export function parseScenarioJson(text: string): Scenario {
+/**
+ * A scenario file's JSON, parsed but not yet validated (to look at before
+ * validating, as the server does for the patterns of its tools); throws
+ * {@link InvalidScenarioError} for text that nests too deep or is not JSON.
+ */
+export function readScenarioJson(text: string): unknown {
   if (measureJsonDepth(text) > MAX_JSON_DEPTH) {
     throw new InvalidScenarioError([{ path: "", message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]);
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new InvalidScenarioError([
       { path: "", message: `not valid JSON (${error instanceof Error ? error.message : String(error)})` },
     ]);
   }
+}
+
+/** Like {@link validateScenario}; throws {@link InvalidScenarioError}. */
+export function parseScenarioValue(value: unknown): Scenario {
   const result = validateScenario(value);
   if (!result.ok) throw new InvalidScenarioError(result.issues);
   return result.scenario;
+}
+
+/** Like {@link validateScenario}, from JSON text; throws {@link InvalidScenarioError}. */
+export function parseScenarioJson(text: string): Scenario {
+  return parseScenarioValue(readScenarioJson(text));
 }
