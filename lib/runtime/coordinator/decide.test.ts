@@ -11,7 +11,9 @@ import {
 import type { RunStore } from "@/lib/runtime/run/run-store";
 import type { PendingTurn } from "@/lib/runtime/run/run-types";
 import { UnreadableStateError } from "@/lib/runtime/run/suspended-state";
+import { InvalidScenarioError } from "@/lib/runtime/scenario/parse-scenario";
 import type { ScenarioInput } from "@/lib/runtime/scenario/scenario-schema";
+import { createMemoryRunHost } from "@/lib/runtime/testing/memory-run-host";
 import { deployTurn } from "@/lib/runtime/testing/scenario-fixtures";
 import { buildScenario, type MemoryHarness, openMemoryHarness } from "@/lib/runtime/testing/scenario-harness";
 import { expectOneOfManyApprovalsToExecute } from "./approval-race.contract";
@@ -335,6 +337,64 @@ describe("SPEC §5 the coordinator (in memory)", () => {
           reason: "not needed",
         }),
       ).toMatchObject({ outcome: "denied" });
+    });
+  });
+
+  describe("separation of duties and a scenario's own approval overrides", () => {
+    const ungated = (name: string, policy?: { requireDistinctApprover: boolean }): ScenarioInput => ({
+      ...writeTurn(name),
+      approvals: { write_file: "never", delete_file: "never", read_file: "never" },
+      ...(policy ? { policy } : {}),
+    });
+
+    it("refuses a scenario that removes a default gate while this host requires a distinct approver, naming each field", async () => {
+      let created = 0;
+      const host = createMemoryRunHost({
+        requireDistinctApprover: true,
+        wrapStore: (store) => ({
+          ...store,
+          createRun(run) {
+            created += 1;
+            return store.createRun(run);
+          },
+        }),
+      });
+      const error = await refusal(
+        host.startRun(buildScenario(ungated("no gates")), { id: "user-starter", name: "Sam" }),
+        InvalidScenarioError,
+        "invalid_scenario",
+      );
+      expect(error.issues.map((issue) => issue.path)).toEqual([
+        "approvals.write_file",
+        "approvals.delete_file",
+      ]);
+      expect(error.issues[0]?.message).toMatch(
+        /cannot be "never": write_file needs approval by default, and this server requires a distinct approver for every run \(PLAYGROUND_REQUIRE_DISTINCT_APPROVER=1\)/,
+      );
+      expect(created).toBe(0);
+
+      // Raising a gate, or overriding a tool that needs none, is still the scenario's to say.
+      const raised = await host.startRun(
+        buildScenario({
+          ...writeTurn("more gates"),
+          approvals: { read_file: "always", write_file: "always" },
+        }),
+      );
+      expect(await raised.settled).toBe("WAITING_FOR_APPROVAL");
+    });
+
+    it("refuses it when the scenario's own policy asks for a distinct approver, and allows it when nothing does", async () => {
+      const error = await refusal(
+        harness.service.startRun(buildScenario(ungated("own policy", { requireDistinctApprover: true }))),
+        InvalidScenarioError,
+        "invalid_scenario",
+      );
+      expect(error.issues[0]).toMatchObject({
+        path: "approvals.write_file",
+        message: expect.stringMatching(/the scenario's policy\.requireDistinctApprover is on/),
+      });
+      const ungatedRun = await harness.service.startRun(buildScenario(ungated("no separation")));
+      expect(await ungatedRun.settled).toBe("COMPLETED");
     });
   });
 

@@ -12,6 +12,7 @@ import { driveRun } from "../run/run-loop";
 import type { RunRecord, RunStore } from "../run/run-store";
 import type { RunTelemetry } from "../run/run-telemetry";
 import type { RunStatus } from "../run/run-types";
+import { refuseLoweredApprovals } from "../scenario/refuse-lowered-approvals";
 import { type Scenario, scenarioSchema } from "../scenario/scenario-schema";
 import { findSchemaPatterns, type SchemaPattern } from "../tools/safe-reg-exp";
 import type { ToolDefinition } from "../tools/tool-definition";
@@ -303,6 +304,7 @@ export function createRunHost(options: RunHostOptions) {
 
   async function startRun(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
     options.checkScenario?.(scenario);
+    refuseLoweredApprovals(scenario, { requireDistinctApprover: options.requireDistinctApprover === true });
     // Listed before anything is stored: a run never starts without the tools its scenario enables.
     const { registry, problems } = await listTools(scenario);
     if (problems.length > 0) throw new ToolServerUnavailableError(problems);
