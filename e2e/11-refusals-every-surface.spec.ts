@@ -23,6 +23,8 @@ interface Refusal {
 }
 
 const UNKNOWN_RUN = "00000000-0000-4000-8000-000000000000";
+/** JSON nested 100,000 deep: what recursive decoders cannot survive. */
+const deeplyNested = `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`;
 const WRONG_DIGEST = "0".repeat(64);
 
 async function startWaitingRun(api: APIRequestContext): Promise<{ runId: string; turnDigest: string }> {
@@ -134,8 +136,27 @@ async function expectBoundaryCodes(api: APIRequestContext, server: ProductionSer
       status: 415,
       code: "unsupported_media_type",
     });
+    expect(await status(await post(deeplyNested, {}))).toEqual({ status: 400, code: "invalid_request" });
+    // better-auth's own routes parse their JSON too: a deep body is refused, never a 500.
+    const signIn = await api.post("/api/auth/sign-in/email", {
+      data: deeplyNested,
+      headers: { "content-type": "application/json", origin: server.baseURL },
+    });
+    expect(signIn.status()).toBeGreaterThanOrEqual(400);
+    expect(signIn.status()).toBeLessThan(500);
     return;
   }
+  // React decodes an action's arguments recursively before the action runs: the proxy refuses first.
+  const deepAction = await api.post("/inbox", {
+    headers: {
+      "next-action": serverActionId("decideTurnAction"),
+      "content-type": "text/plain;charset=UTF-8",
+      accept: "text/x-component",
+      origin: server.baseURL,
+    },
+    data: `[${deeplyNested}]`,
+  });
+  expect(await status(deepAction)).toEqual({ status: 400, code: "invalid_request" });
   const startAction = async (scenarioText: string, origin: string | null) => {
     const response = await api.post("/", {
       headers: {
