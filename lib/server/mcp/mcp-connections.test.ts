@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -88,5 +88,45 @@ describe("listing an MCP server's tools over stdio (the memory server)", () => {
     expect(listed.tools).toEqual([]);
     expect(listed.problem).toMatch(/^The MCP server "broken" could not be listed: /);
     expect(listed.problem).not.toContain("s3cret");
+  });
+});
+
+describe("a stdio server's environment", () => {
+  it("is what the operator wrote for it plus PATH, nothing of this server's (HOME, SHELL, TERM included)", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "mcp-env-"));
+    const inherited = {
+      HOME: "/home/server",
+      SHELL: "/bin/bash",
+      TERM: "xterm",
+      USER: "server",
+      LOGNAME: "server",
+      DATABASE_URL: "postgres://secret@db/prod",
+    };
+    const saved = Object.fromEntries(Object.keys(inherited).map((key) => [key, process.env[key]]));
+    Object.assign(process.env, inherited);
+    try {
+      await listMcpServerTools(
+        "notes",
+        mcpServerSchema.parse({
+          transport: {
+            kind: "stdio",
+            command: process.execPath,
+            args: [path.join(process.cwd(), "lib/server/mcp/testing/fixture-mcp-server.mjs")],
+            env: { FIXTURE_DIR: folder, TERM: "dumb" },
+          },
+        }),
+      );
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+    // The operator may still hand one of those variables over explicitly (TERM here).
+    expect(JSON.parse(readFileSync(path.join(folder, "environment.json"), "utf8"))).toEqual([
+      "FIXTURE_DIR",
+      "PATH",
+      "TERM",
+    ]);
   });
 });

@@ -214,11 +214,17 @@ function loadSdk(): Promise<Sdk> {
 
 /** A connected client; `onClose` is told when the connection closes. A client that fails to connect is closed. */
 async function connect(config: McpServerConfig, onClose: () => void): Promise<Client> {
-  const [{ Client, StreamableHTTPClientTransport }, { StdioClientTransport }] = await loadSdk();
+  const [{ Client, StreamableHTTPClientTransport }, { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS }] =
+    await loadSdk();
   const client = new Client({ name: "tool-playground", version: "1.0.0" });
   client.onclose = onClose;
   // A stdio server sees only what the operator wrote for it, and `PATH` to find its command.
   const { transport } = config;
+  // The SDK adds HOME, LOGNAME, SHELL, TERM and USER of this process to whatever `env` says;
+  // a variable whose value is undefined is one Node leaves out of the child's environment.
+  const withheld: Record<string, string> = Object.fromEntries(
+    DEFAULT_INHERITED_ENV_VARS.map((name): [string, string] => [name, undefined as unknown as string]),
+  );
   const connection: Transport =
     transport.kind === "http"
       ? new StreamableHTTPClientTransport(new URL(transport.url))
@@ -226,7 +232,11 @@ async function connect(config: McpServerConfig, onClose: () => void): Promise<Cl
           command: transport.command,
           args: transport.args,
           ...(transport.cwd ? { cwd: transport.cwd } : {}),
-          env: { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", ...transport.env },
+          env: {
+            ...withheld,
+            PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+            ...transport.env,
+          },
           // Its own diagnostics are not ours to print.
           stderr: "ignore",
         });
