@@ -155,7 +155,9 @@ describe("a run driven by an OpenAI-compatible endpoint", () => {
     replies.push({ status: 401, body: { error: { message: "bad key\u0000 sk-test-secret?" } } });
     const refused = await runScenarioHeadless(harness.service, promptScenario());
     expect(refused).toMatchObject({ status: "FAILED", error: { code: "model_failed" } });
-    expect(refused.error?.message).toMatch(/^The model endpoint "fake" answered 401: bad key/);
+    expect(refused.error?.message).toBe(
+      'The model endpoint "fake" answered 401 (its message is not shown: it repeats part of the key)',
+    );
     expect(refused.error?.message).not.toContain("\u0000");
 
     // Whatever else an endpoint answers is not repeated into the run.
@@ -230,6 +232,32 @@ describe("a run driven by an OpenAI-compatible endpoint", () => {
     });
     const tolerated = await runScenarioHeadless(harness.service, promptScenario());
     expect(tolerated).toMatchObject({ status: "COMPLETED", error: null });
+  });
+
+  it("never quotes an error that repeats the key, spaced out, cut short or in other case", async () => {
+    const key = "sk-live-Q7f3kZ9pX2mW8vR4tY6u";
+    vi.stubEnv("TEST_MODEL_KEY", key);
+    const echoes = [
+      `invalid key ${key.split("").join(" ")}`,
+      `key ending ${key.slice(-10)} was revoked`,
+      `key ${key.slice(0, 16)}... is not allowed`,
+      `unknown key ${key.toUpperCase()}`,
+      `bad key: ${key.replaceAll("-", "_")}`,
+    ];
+    for (const message of echoes) {
+      replies.push({ status: 401, body: { error: { message } } });
+      const report = await runScenarioHeadless(harness.service, promptScenario());
+      expect(report).toMatchObject({ status: "FAILED", error: { code: "model_failed" } });
+      expect(report.error?.message).toBe(
+        'The model endpoint "fake" answered 401 (its message is not shown: it repeats part of the key)',
+      );
+    }
+    // An error that repeats none of it is still quoted.
+    replies.push({ status: 401, body: { error: { message: "the key was revoked yesterday" } } });
+    const plain = await runScenarioHeadless(harness.service, promptScenario());
+    expect(plain.error?.message).toBe(
+      'The model endpoint "fake" answered 401: the key was revoked yesterday',
+    );
   });
 
   it("retries a rate-limited or failing endpoint with backoff, then uses its answer", async () => {

@@ -81,18 +81,43 @@ export function toChatMessages(transcript: readonly TranscriptEntry[], system?: 
 /**
  * A short, printable excerpt of what an endpoint said went wrong: the
  * `message` of its JSON error, at most 200 characters, control characters
- * and the key removed. Nothing else of the reply is repeated (it could be anything).
+ * removed. Nothing else of the reply is repeated (it could be anything), and
+ * an excerpt that repeats any part of the key is not shown at all.
  */
 function describeRefusal(error: unknown, apiKey: string | undefined): string {
   const message = (error as { message?: unknown } | undefined)?.message;
   if (typeof message !== "string") return "";
-  // Some endpoints quote the key they refused: never pass it on.
-  const redacted = apiKey ? message.split(apiKey).join("[key]") : message;
-  const printable = redacted
+  const printable = message
     .replace(/\p{Cc}/gu, " ")
     .trim()
     .slice(0, 200);
-  return printable ? `: ${printable}` : "";
+  if (!printable) return "";
+  // Some endpoints quote the key they refused, whole, spaced out, cut short or masked.
+  if (apiKey && repeatsPartOfKey(printable, apiKey))
+    return " (its message is not shown: it repeats part of the key)";
+  return `: ${printable}`;
+}
+
+/** Characters of a key that may say what it is, in one case: separators and spacing are not. */
+const keyCharacters = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, "");
+/** Consecutive characters of a key that a message may not repeat. */
+const KEY_RUN_LENGTH = 6;
+
+/**
+ * Whether `text` holds a run of the key's characters (six in a row, or the
+ * whole key when it is shorter), once both are stripped of everything but
+ * letters and digits and lower-cased: an echo with spaces inserted, another
+ * case, other separators or a part of it is caught, as well as the key itself.
+ */
+export function repeatsPartOfKey(text: string, key: string): boolean {
+  const haystack = keyCharacters(text);
+  const needle = keyCharacters(key);
+  const run = Math.min(KEY_RUN_LENGTH, needle.length);
+  if (run === 0) return false;
+  for (let start = 0; start + run <= needle.length; start += 1) {
+    if (haystack.includes(needle.slice(start, start + run))) return true;
+  }
+  return false;
 }
 
 function formatDuration(ms: number): string {
