@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ownRecordSchema } from "@/lib/runtime/own-record-schema";
 
 /**
  * POST /api/runs/[id]/decision. A missing or null digest is not a 400: the
@@ -13,7 +14,7 @@ export const decisionRequestSchema = z
     /** A denial's reply to the model. */
     reason: z.string().max(2000).nullable().optional(),
     /** Approvals only: the barrier's arguments as changed by the approver (checked with the tool's schema). */
-    editedArguments: z.record(z.string(), z.unknown()).nullable().optional(),
+    editedArguments: ownRecordSchema(z.unknown()).nullable().optional(),
     /** Approvals only: `turn` approves every gate of the pending turn, in order. */
     scope: z.enum(["gate", "turn"]).optional(),
     /** Approvals only: later calls of the barrier's tool in this run need no approval. */

@@ -70,6 +70,7 @@ export type {
 } from "./model/model";
 export { buildPreamble, PREAMBLE_VERSION } from "./model/preamble";
 export { createScriptedModel, ScriptExhaustedError, type ScriptedTurn } from "./model/scripted-model";
+export { ownRecordSchema } from "./own-record-schema";
 export { type BatchPlanning, planBatch } from "./plan-batch";
 export { type PreflightedCall, preflightCall } from "./preflight";
 export { StepAuditError } from "./run/execute-call";

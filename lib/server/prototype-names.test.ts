@@ -219,3 +219,76 @@ describe("any tool name, inherited ones included", () => {
     });
   });
 });
+
+describe("a workspace file named __proto__", () => {
+  const withProtoFile: ScenarioInput = JSON.parse(
+    JSON.stringify({
+      name: "a file named __proto__",
+      workspace: { "notes.md": "notes" },
+      model: {
+        kind: "scripted",
+        turns: [
+          {
+            calls: [
+              { name: "read_file", arguments: { path: "__proto__" } },
+              { name: "list_files", arguments: {} },
+              { name: "write_file", arguments: { path: "__proto__", content: "changed" } },
+            ],
+          },
+          { calls: [{ name: "read_file", arguments: { path: "__proto__" } }] },
+          { calls: [{ name: "finish", arguments: { summary: "done" } }] },
+        ],
+      },
+    }),
+  );
+  // Built as JSON.parse builds it: `__proto__` as an own key, as a request body has it.
+  withProtoFile.workspace = JSON.parse('{"__proto__":"kept","notes.md":"notes"}');
+
+  async function expectKept(service: Service, readFile: (runId: string) => Promise<string | undefined>) {
+    const scenario = buildScenario(withProtoFile);
+    expect(Object.entries(scenario.workspace)).toEqual([
+      ["__proto__", "kept"],
+      ["notes.md", "notes"],
+    ]);
+    const { runId, settled } = await service.startRun(scenario);
+    expect(await settled).toBe("WAITING_FOR_APPROVAL");
+    const waiting = await service.getReport(runId);
+    expect(waiting?.steps[0]?.calls.map((call) => call.result)).toEqual([
+      expect.objectContaining({ content: "kept" }),
+      expect.objectContaining({ files: ["__proto__", "notes.md"] }),
+      null,
+    ]);
+    const decided = await service.decide(runId, {
+      approve: true,
+      turnDigest: waiting?.pending?.turnDigest ?? "",
+      actor: "ada",
+      actorId: null,
+    });
+    expect(decided.status).toBe("COMPLETED");
+    const report = await service.getReport(runId);
+    expect(report?.steps[1]?.calls[0]?.result).toMatchObject({ content: "changed" });
+    expect(await readFile(runId)).toBe("changed");
+    // The recorded run replays with the file it started with.
+    const exported = await service.exportScenario(runId);
+    expect(Object.entries(exported?.scenario.workspace ?? {}).sort()).toEqual([
+      ["__proto__", "kept"],
+      ["notes.md", "notes"],
+    ]);
+  }
+
+  it("is kept, read, listed and written on the in-memory store", async () => {
+    const harness = openMemoryHarness();
+    await expectKept(harness.service, async (runId) =>
+      harness.service.toolContext(runId).workspace.read("__proto__"),
+    );
+  });
+
+  it(`is kept, read, listed and written on ${testDriverName}`, async () => {
+    const harness = await openScenarioHarness();
+    try {
+      await expectKept(harness.service, (runId) => harness.service.readWorkspaceFile(runId, "__proto__"));
+    } finally {
+      await harness.close();
+    }
+  });
+});

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { RuntimeError } from "../errors";
 import type { CompletionRecord, ModelUsage, TranscriptEntry } from "../model/model";
+import { ownRecordSchema } from "../own-record-schema";
 import type { PreflightedCall } from "../preflight";
 import {
   EFFECTS,
@@ -90,7 +91,7 @@ export const preflightedCallSchema = z.object({
   id: z.string(),
   name: z.string(),
   arguments: z.string(),
-  parsedArguments: z.record(z.string(), z.unknown()).nullable(),
+  parsedArguments: ownRecordSchema(z.unknown()).nullable(),
   resourceClass: z.enum(RESOURCE_CLASSES).nullable(),
   effect: z.enum(EFFECTS),
   isGated: z.boolean(),

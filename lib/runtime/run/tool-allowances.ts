@@ -7,6 +7,7 @@
  * run's next step.
  */
 import { z } from "zod";
+import { ownRecordSchema } from "../own-record-schema";
 import type { PreflightedCall } from "../preflight";
 import { preflightCall } from "../preflight";
 import type { ToolRegistry } from "../tools/tool-registry";
@@ -25,7 +26,7 @@ export type ToolAllowance = z.infer<typeof toolAllowanceSchema>;
 
 /** A run's grants, by tool name. */
 export type ToolAllowances = Record<string, ToolAllowance>;
-export const toolAllowancesSchema = z.record(z.string(), toolAllowanceSchema);
+export const toolAllowancesSchema = ownRecordSchema(toolAllowanceSchema);
 
 /** A run's stored grants, decoded: anything unreadable grants nothing (fail closed). */
 export function decodeToolAllowances(stored: unknown): ToolAllowances {

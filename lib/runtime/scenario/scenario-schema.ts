@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ToolConfigurationError } from "../errors";
+import { ownRecordSchema } from "../own-record-schema";
 import { approvalTimeoutSchema, customToolDeclarationSchema } from "../tools/custom-tool-declaration";
 import { createToolRegistry } from "../tools/tool-registry";
 import { normalizeWorkspacePath } from "../tools/workspace";
@@ -26,7 +27,7 @@ export const scenarioCallSchema = z
   .object({
     id: z.string().min(1).optional(),
     name: z.string().min(1),
-    arguments: z.union([z.string(), z.record(z.string(), z.unknown())], {
+    arguments: z.union([z.string(), ownRecordSchema(z.unknown())], {
       error: "must be the raw arguments as a string (exactly as a model emitted them) or a JSON object",
     }),
   })
@@ -84,7 +85,7 @@ export const scenarioDecisionSchema = z
     /** A denial's reply to the model. */
     reason: z.string().optional(),
     /** Approvals only: the barrier's arguments as the approver changes them. */
-    editedArguments: z.record(z.string(), z.unknown()).optional(),
+    editedArguments: ownRecordSchema(z.unknown()).optional(),
     /** Approvals only: `turn` approves every gate of the pending turn. */
     scope: z.enum(["gate", "turn"]).optional(),
     /** Approvals only: later calls of the barrier's tool in this run need no approval. */
@@ -96,8 +97,9 @@ export const scenarioSchema = z
   .object({
     name: z.string().min(1),
     limits: scenarioLimitsSchema.default({}),
-    workspace: z.record(z.string(), z.string()).default({}),
-    approvals: z.record(z.string(), approvalSettingSchema).default({}),
+    // Keyed by names a person chose: `__proto__` is a file or a tool name like any other.
+    workspace: ownRecordSchema(z.string()).default({}),
+    approvals: ownRecordSchema(approvalSettingSchema).default({}),
     tools: z
       .array(customToolDeclarationSchema)
       .default([])
