@@ -75,7 +75,7 @@ export const steps = pgTable(
       .notNull()
       .references(() => runs.id, { onDelete: "cascade" }),
     index: integer("index").notNull(),
-    /** Assistant text of the completion, if any. */
+    /** Assistant text of the completion, in rows written before it was kept only in the step_planned event (now null). */
     text: storableText("text"),
     plan: storableJsonb("plan").notNull(),
     metrics: storableJsonb("metrics").notNull(),

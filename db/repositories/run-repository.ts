@@ -200,10 +200,11 @@ export function createRunRepository(db: Db): RunStore {
         fence: claimToken,
         alsoSet: sql`model_calls = ${modelCalls}`,
         alsoDo: [
+          // The text is in the step_planned event, where every reader finds it; steps.text stays
+          // for rows written before, so a long text is not stored twice more.
           sql`step_row as (
-            insert into steps (run_id, index, text, plan, metrics)
-            select ${runId}::uuid, ${step.index}, ${step.text === null ? null : toStorableText(step.text)},
-                   ${jsonParameter(step.plan)}::jsonb, ${jsonParameter(step.metrics)}::jsonb
+            insert into steps (run_id, index, plan, metrics)
+            select ${runId}::uuid, ${step.index}, ${jsonParameter(step.plan)}::jsonb, ${jsonParameter(step.metrics)}::jsonb
             from inserted)`,
           sql`call_rows as (
             insert into tool_calls (run_id, step_index, batch_index, call_id, name, raw_arguments, status, error)

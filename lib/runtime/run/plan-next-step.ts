@@ -1,3 +1,4 @@
+import { capModelText } from "../model/cap-model-text";
 import type { ModelToolCall, TranscriptEntry } from "../model/model";
 import { buildPreamble } from "../model/preamble";
 import { type BatchPlanning, planBatch } from "../plan-batch";
@@ -98,6 +99,8 @@ async function askAndPlan(environment: RunEnvironment, between: Between, span: S
     throw error;
   }
   const latencyMs = Math.round(performance.now() - asked);
+  // Kept, shown, stored and told back to the model as one text, within the limit.
+  const text = capModelText(completion.text);
   const modelCalls = between.modelCalls + 1;
   const stepIndex = between.nextStepIndex;
   const calls = normalizeCalls(completion.calls, stepIndex);
@@ -112,7 +115,7 @@ async function askAndPlan(environment: RunEnvironment, between: Between, span: S
   const preflighted = markAllowedCalls(calls, planned.calls, registry, allowances);
   const transcript: TranscriptEntry[] = [
     ...between.transcript,
-    { role: "assistant", text: completion.text, calls, ...(synthesized ? { synthesized: true } : {}) },
+    { role: "assistant", text, calls, ...(synthesized ? { synthesized: true } : {}) },
   ];
   span.setAttributes({
     "tool_playground.plan.batch_size": calls.length,
@@ -129,7 +132,7 @@ async function askAndPlan(environment: RunEnvironment, between: Between, span: S
     {
       index: stepIndex,
       completion: { latencyMs, usage: completion.usage ?? null, preamble, synthesized: synthesized !== null },
-      text: completion.text,
+      text,
       plan,
       metrics,
       calls: preflighted.map((call) => ({
