@@ -1,5 +1,8 @@
 import parsePrometheusTextFormat, { type MetricFamily } from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getDatabase } from "@/db/client";
+import { createToken } from "@/lib/server/auth/accounts";
+import { getAuth } from "@/lib/server/auth/auth";
 import type { RunService } from "@/lib/server/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
@@ -59,6 +62,24 @@ describe("GET /api/metrics", () => {
     expect((await route.GET(new Request("http://test/api/metrics"))).status).toBe(401);
     const asViewer = await route.GET(new Request("http://test/api/metrics", { headers: viewer.headers }));
     expect(asViewer.status).toBe(403);
+    expect((await asViewer.json()).error.message).toBe(
+      `This needs the admin role (to manage users and tokens); ${viewer.email} is viewer.`,
+    );
+  });
+
+  it("says it is the token that falls short when an admin sends a token made with a lesser role", async () => {
+    const { token } = await createToken(await getAuth(), (await getDatabase()).db, {
+      email: admin.email,
+      name: "admin approver token",
+      role: "approver",
+    });
+    const refused = await route.GET(
+      new Request("http://test/api/metrics", { headers: { authorization: `Bearer ${token}` } }),
+    );
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).error.message).toBe(
+      `This needs the admin role (to manage users and tokens); the API token sent is limited to the approver role (${admin.email} is admin): use a token made with the admin role.`,
+    );
   });
 
   it("parses as Prometheus text, and its counters move as a scripted run proceeds", async () => {

@@ -8,6 +8,8 @@ export interface Identity {
   name: string;
   email: string;
   role: Role;
+  /** The person's own role (for a token, its owner's): `role` is less when the token sent is limited to less. */
+  personRole: Role;
   /** A signed-in browser session, or an API token (`Authorization: Bearer tp_…`). */
   via: "session" | "token";
   /** The session's id (null for a token): signing out closes what it opened. */
@@ -31,6 +33,7 @@ export async function readIdentity(headers: Headers, auth?: Auth): Promise<Ident
     name: found.user.name,
     email: found.user.email,
     role: isRole(found.user.role) ? found.user.role : "viewer",
+    personRole: isRole(found.user.role) ? found.user.role : "viewer",
     via: "session",
     sessionId: found.session.id,
   };
@@ -54,6 +57,7 @@ async function readTokenIdentity(auth: Auth, key: string): Promise<Identity | nu
     name: owner.name,
     email: owner.email,
     role: isRole(tokenRole) ? lesserRole(ownerRole, tokenRole) : "viewer",
+    personRole: ownerRole,
     via: "token",
     sessionId: null,
   };
