@@ -38,6 +38,8 @@ const nextConfig = {
   serverExternalPackages: [
     "@electric-sql/pglite",
     "postgres",
+    // Holds the embedded database folder's lock (db/folder-lock.ts): one copy per process, not one per bundle.
+    "proper-lockfile",
     "@opentelemetry/sdk-trace",
     "@opentelemetry/exporter-trace-otlp-http",
     "@opentelemetry/context-async-hooks",

@@ -5,7 +5,7 @@ import { databaseOptionsFromEnv, openDatabase } from "../db/client";
 const options = databaseOptionsFromEnv();
 const where = options.url ? new URL(options.url).host : `PGlite at ${options.dataDir}`;
 try {
-  const handle = await openDatabase(options);
+  const handle = await openDatabase({ ...options, command: "npm run db:migrate" });
   await handle.close();
   console.error(`Migrations applied (${where}).`);
 } catch (error) {

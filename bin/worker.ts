@@ -4,8 +4,8 @@
 // server does the same work too unless PLAYGROUND_BACKGROUND_WORK=off.
 //
 // Database: DATABASE_URL (a Postgres server), else the PGlite folder of
-// PGLITE_DATA_DIR (PGlite allows one process at a time, so a worker beside a
-// web server needs Postgres).
+// PGLITE_DATA_DIR (one process at a time may hold a PGlite folder, so a worker
+// beside a web server needs Postgres; beside one on the same folder it is refused).
 import { databaseOptionsFromEnv, openDatabase } from "../db/client";
 import { startBackgroundWork } from "../lib/server/background-work";
 import { ExecutionSettingsError, readExecutionSettings } from "../lib/server/execution-settings";
@@ -26,7 +26,7 @@ async function main() {
     }
     throw error;
   }
-  const handle = await openDatabase(databaseOptionsFromEnv());
+  const handle = await openDatabase({ ...databaseOptionsFromEnv(), command: "npm run worker" });
   const service = createRunService(handle, { execution: settings, log });
   const stop = startBackgroundWork(service, settings, log);
   log("started", { instanceId: settings.instanceId, leaseMs: settings.leaseMs, sweepMs: settings.sweepMs });

@@ -9,6 +9,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { lockFolder } from "./folder-lock";
 import { prepareEveryStatement } from "./prepare-every-statement";
 import * as schema from "./schema";
 
@@ -40,6 +41,11 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** Called with every statement sent to a Postgres server (benchmarks count them). */
   onQuery?: (query: string) => void;
+  /**
+   * What this process is ("the app server", "playground user list"): a PGlite folder is
+   * held by one process at a time (db/folder-lock.ts), and another one is told who holds it.
+   */
+  command?: string;
 }
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
@@ -52,12 +58,35 @@ export const DEFAULT_PGLITE_DATA_DIR = path.join(/* turbopackIgnore: true */ ".d
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   return options.url
     ? openPostgres(options.url, options.onQuery)
-    : openPglite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR);
+    : openPglite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR, options.command ?? describeThisProcess());
 }
 
-async function openPglite(dataDir: string): Promise<DatabaseHandle> {
-  if (!dataDir.includes("://")) mkdirSync(dataDir, { recursive: true });
-  const client = dataDir === "memory://" ? await createMigratedMemoryPglite() : await PGlite.create(dataDir);
+async function openPglite(dataDir: string, command: string): Promise<DatabaseHandle> {
+  if (dataDir === "memory://") return wrapPglite(await createMigratedMemoryPglite(), async () => {});
+  // Taken before PGlite reads a byte of the folder, given up only after it has closed it.
+  let client: PGlite | null = null;
+  const lock = await lockFolder(dataDir, {
+    command,
+    onWait: (message) => process.stderr.write(`${message}\n`),
+    onLost: (error) => {
+      process.stderr.write(
+        `lost the lock on ${path.resolve(dataDir)} (${error.message}): closing the database so that two processes never write it; restart this process\n`,
+      );
+      void client?.close();
+    },
+  });
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    client = await PGlite.create(dataDir);
+    return await wrapPglite(client, () => lock.release());
+  } catch (error) {
+    await client?.close().catch(() => {});
+    await lock.release();
+    throw error;
+  }
+}
+
+async function wrapPglite(client: PGlite, releaseFolder: () => Promise<void>): Promise<DatabaseHandle> {
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return {
@@ -67,8 +96,17 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
       const unlisten = await client.listen(channel, onPayload);
       return async () => unlisten();
     },
-    close: () => client.close(),
+    close: async () => {
+      await client.close();
+      await releaseFolder();
+    },
   };
+}
+
+/** This process, as another one is told when it finds a folder held: its command line, shortened. */
+function describeThisProcess(): string {
+  const script = process.argv[1] ? path.relative(process.cwd(), process.argv[1]) : "";
+  return ["node", script, ...process.argv.slice(2)].filter(Boolean).join(" ").slice(0, 200);
 }
 
 /**
@@ -159,7 +197,7 @@ const globalForDatabase = globalThis as typeof globalThis & {
  */
 export function getDatabase(): Promise<DatabaseHandle> {
   if (!globalForDatabase.toolPlaygroundDatabase) {
-    const opening = openDatabase(databaseOptionsFromEnv());
+    const opening = openDatabase({ ...databaseOptionsFromEnv(), command: "the app server" });
     // A failed open is not cached: the next request tries again.
     opening.catch(() => {
       if (globalForDatabase.toolPlaygroundDatabase === opening) {
