@@ -1,6 +1,7 @@
 // `playground user …` and `playground token …`: people and API tokens, managed
-// against the configured database directly (no sign-in: whoever can reach the
-// database already administers the app).
+// either against the configured database directly (no sign-in: whoever can reach
+// the database already administers the app) or, with --server, through the
+// running app's HTTP API as the admin whose token is in PLAYGROUND_TOKEN.
 import type { DatabaseHandle } from "../db/client";
 import {
   AccountError,
@@ -9,11 +10,13 @@ import {
   listTokens,
   listUsers,
   revokeToken,
+  type TokenSummary,
+  type UserSummary,
 } from "../lib/server/auth/accounts";
 import { createAuth, readSecret } from "../lib/server/auth/auth";
-import { isRole, ROLES } from "../lib/server/auth/roles";
-
+import { isRole, ROLES, type Role } from "../lib/server/auth/roles";
 import { ACCOUNT_USAGE } from "./account-usage";
+import type { ServerClient } from "./server-client";
 
 export interface AccountArguments {
   positionals: string[];
@@ -22,12 +25,47 @@ export interface AccountArguments {
   passwordEnv?: string;
 }
 
-/** Runs one account command; returns the text for stdout, or throws an AccountError or a usage Error. */
-export async function manageAccounts(handle: DatabaseHandle, args: AccountArguments): Promise<string> {
+/** Where the account commands act: the database itself, or a running app's API. */
+export interface AccountStore {
+  listUsers(): Promise<UserSummary[]>;
+  addUser(input: { email: string; name: string; password: string; role: Role }): Promise<UserSummary>;
+  listTokens(): Promise<TokenSummary[]>;
+  /** Returns the token itself (shown this once). */
+  createToken(input: { email: string; name: string; role?: Role }): Promise<string>;
+  revokeToken(name: string): Promise<void>;
+}
+
+export async function openDatabaseAccounts(handle: DatabaseHandle): Promise<AccountStore> {
   const auth = createAuth(handle.db, await readSecret(handle.db));
+  return {
+    listUsers: () => listUsers(handle.db),
+    addUser: (input) => createUser(auth, input),
+    listTokens: () => listTokens(handle.db),
+    createToken: async (input) => (await createToken(auth, handle.db, input)).token,
+    revokeToken: (name) => revokeToken(handle.db, name),
+  };
+}
+
+/** The same commands through the app's account routes (`/api/users`, `/api/tokens`), as an admin. */
+export function serverAccounts(server: ServerClient): AccountStore {
+  return {
+    listUsers: () => server.request("GET", "/api/users"),
+    addUser: (input) => server.request("POST", "/api/users", input),
+    listTokens: () => server.request("GET", "/api/tokens"),
+    createToken: async (input) =>
+      (await server.request<{ token: string }>("POST", "/api/tokens", input)).token,
+    revokeToken: async (name) => {
+      await server.request("DELETE", `/api/tokens/${encodeURIComponent(name)}`);
+    },
+  };
+}
+
+/** Runs one account command; returns the text for stdout, or throws an AccountError or a usage Error. */
+export async function manageAccounts(accounts: AccountStore, args: AccountArguments): Promise<string> {
   const [noun, verb, subject] = args.positionals;
   const usage = () => new Error(`usage:\n${ACCOUNT_USAGE}`);
-  if (noun === "user" && verb === "list") return `${JSON.stringify(await listUsers(handle.db), null, 2)}\n`;
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  if (noun === "user" && verb === "list") return json(await accounts.listUsers());
   if (noun === "user" && verb === "add" && subject) {
     if (!isRole(args.role))
       throw new AccountError("invalid_request", `--role must be one of ${ROLES.join(", ")}.`);
@@ -40,14 +78,14 @@ export async function manageAccounts(handle: DatabaseHandle, args: AccountArgume
       );
     }
     const name = args.name ?? subject.split("@")[0] ?? subject;
-    return `${JSON.stringify(await createUser(auth, { email: subject, name, password, role: args.role }), null, 2)}\n`;
+    return json(await accounts.addUser({ email: subject, name, password, role: args.role }));
   }
-  if (noun === "token" && verb === "list") return `${JSON.stringify(await listTokens(handle.db), null, 2)}\n`;
+  if (noun === "token" && verb === "list") return json(await accounts.listTokens());
   if (noun === "token" && verb === "create" && subject && args.name) {
     if (args.role !== undefined && !isRole(args.role)) {
       throw new AccountError("invalid_request", `--role must be one of ${ROLES.join(", ")}.`);
     }
-    const { token } = await createToken(auth, handle.db, {
+    const token = await accounts.createToken({
       email: subject,
       name: args.name,
       role: isRole(args.role) ? args.role : undefined,
@@ -55,7 +93,7 @@ export async function manageAccounts(handle: DatabaseHandle, args: AccountArgume
     return `${token}\n`;
   }
   if (noun === "token" && verb === "revoke" && subject) {
-    await revokeToken(handle.db, subject);
+    await accounts.revokeToken(subject);
     return `revoked ${subject}\n`;
   }
   throw usage();

@@ -4,10 +4,14 @@
 // manage who can sign in and the API tokens (bin/manage-accounts.ts).
 //
 // Database: DATABASE_URL when set; else the PGlite folder given by --db; else
-// no database at all (the in-memory store), so the CLI never locks the dev server's
-// embedded database folder.
+// no database at all (the in-memory store), so a headless run never needs the dev
+// server's embedded database folder. The account commands and `export` work on the
+// app's own database, or, with --server URL (or PLAYGROUND_URL) and an API token in
+// PLAYGROUND_TOKEN, on a running app through its HTTP API: an embedded folder admits
+// one process at a time (db/folder-lock.ts), and while the app runs, it is the app's.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { FolderInUseError } from "../db/folder-in-use-error";
 import {
   comparePolicies,
   InvalidScenarioError,
@@ -23,12 +27,16 @@ import { checkScenarioMcpServers } from "../lib/server/mcp/mcp-servers";
 import { createMcpToolPreparer } from "../lib/server/mcp/mcp-tool-definitions";
 import { checkScenarioModel } from "../lib/server/model-endpoints";
 import { ACCOUNT_USAGE } from "./account-usage";
+import { createServerClient, type ServerClient, ServerRequestError } from "./server-client";
 
 const USAGE = `usage: npm run -s playground -- <command>
   run <scenario.json> [--db DIR]
   export <runId> [--db DIR]   a stored run as a scenario that replays it (stdout)
   compare <scenario.json>     runs it under both execution policies; prints both runs' figures
-${ACCOUNT_USAGE}`;
+${ACCOUNT_USAGE}
+The account commands and export act on the app's database (DATABASE_URL, or the embedded
+folder, which they cannot open while the app runs), on --db DIR, or with --server URL
+(or PLAYGROUND_URL) on a running app, as the admin whose API token is in PLAYGROUND_TOKEN.`;
 
 function fail(message: string, exitCode: number): never {
   process.stderr.write(`playground: ${message}\n`);
@@ -44,6 +52,7 @@ async function main() {
         role: { type: "string" };
         name: { type: "string" };
         "password-env": { type: "string" };
+        server: { type: "string" };
       };
       allowPositionals: true;
     }>
@@ -56,6 +65,7 @@ async function main() {
         role: { type: "string" },
         name: { type: "string" },
         "password-env": { type: "string" },
+        server: { type: "string" },
       },
       allowPositionals: true,
     });
@@ -67,31 +77,42 @@ async function main() {
     process.stderr.write(`${USAGE}\n`);
     return;
   }
+  const server = parsed.values.server ?? (process.env.PLAYGROUND_URL || undefined);
+  if (server !== undefined && parsed.values.db !== undefined) fail("--server and --db: give one of them", 2);
   if (command === "user" || command === "token") {
-    // The app's own database (as `npm run dev` would open it), unless --db names another folder.
     // Loaded only here: a headless run needs no sign-in code, and it is most of the start-up time.
-    const [{ manageAccounts }, { AccountError }, { databaseOptionsFromEnv, openDatabase }] =
-      await Promise.all([
-        import("./manage-accounts"),
-        import("../lib/server/auth/accounts"),
-        import("../db/client"),
-      ]);
-    const handle = await openDatabase(
-      parsed.values.db ? { dataDir: parsed.values.db } : databaseOptionsFromEnv(),
+    const [{ manageAccounts, openDatabaseAccounts, serverAccounts }, { AccountError }] = await Promise.all([
+      import("./manage-accounts"),
+      import("../lib/server/auth/accounts"),
+    ]);
+    const arguments_ = {
+      positionals: parsed.positionals,
+      role: parsed.values.role,
+      name: parsed.values.name,
+      passwordEnv: parsed.values["password-env"],
+    };
+    const failOnAccountError = (error: unknown): never => {
+      if (AccountError.isInstance(error) || isExpectedFailure(error)) fail(error.message, 1);
+      // A usage error.
+      return fail(error instanceof Error ? error.message : String(error), 2);
+    };
+    if (server !== undefined) {
+      const output = await manageAccounts(serverAccounts(connectToServer(server)), arguments_).catch(
+        failOnAccountError,
+      );
+      process.stdout.write(output);
+      return;
+    }
+    // The app's own database (as `npm run dev` would open it), unless --db names another folder.
+    const handle = await openAppDatabase(
+      parsed.values.db,
+      `playground ${command} ${scenarioPath ?? ""}`.trim(),
     );
     try {
-      process.stdout.write(
-        await manageAccounts(handle, {
-          positionals: parsed.positionals,
-          role: parsed.values.role,
-          name: parsed.values.name,
-          passwordEnv: parsed.values["password-env"],
-        }),
-      );
+      process.stdout.write(await manageAccounts(await openDatabaseAccounts(handle), arguments_));
     } catch (error) {
       await handle.close();
-      if (AccountError.isInstance(error)) fail(error.message, 1);
-      fail(error instanceof Error ? error.message : String(error), 2);
+      failOnAccountError(error);
     }
     await handle.close();
     return;
@@ -99,25 +120,20 @@ async function main() {
   if (command === "export") {
     const runId = scenarioPath;
     if (!runId || extra.length > 0) fail(USAGE, 2);
-    // Runs live in the app's database (as `npm run dev` opens it) unless --db names another folder.
-    const [{ databaseOptionsFromEnv, openDatabase }, { createRunService }] = await Promise.all([
-      import("../db/client"),
-      import("../lib/server/run-service"),
-    ]);
-    const handle = await openDatabase(
-      parsed.values.db ? { dataDir: parsed.values.db } : databaseOptionsFromEnv(),
-    );
-    try {
-      const exported = /^[0-9a-f-]{36}$/i.test(runId)
-        ? await createRunService(handle, { log: () => {} }).exportScenario(runId)
-        : null;
-      if (!exported) fail(`no run ${runId} in this database`, 1);
-      process.stdout.write(`${JSON.stringify(exported.scenario, null, 2)}\n`);
-      for (const note of exported.notes) process.stderr.write(`note: ${note}\n`);
-    } finally {
-      await handle.close();
-    }
+    const exported =
+      server !== undefined
+        ? await exportFromServer(server, runId)
+        : await exportFromDatabase(parsed.values.db, runId);
+    if (!exported) fail(`no run ${runId} ${server !== undefined ? `on ${server}` : "in this database"}`, 1);
+    process.stdout.write(`${JSON.stringify(exported.scenario, null, 2)}\n`);
+    for (const note of exported.notes) process.stderr.write(`note: ${note}\n`);
     return;
+  }
+  if (server !== undefined) {
+    fail(
+      "run and compare run the scenario in this process; to start a run in the app, POST it to /api/runs",
+      2,
+    );
   }
   if ((command !== "run" && command !== "compare") || !scenarioPath || extra.length > 0) fail(USAGE, 2);
 
@@ -145,7 +161,9 @@ async function main() {
       : null;
   const handle = database
     ? await database[0].openDatabase(
-        process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : { dataDir: parsed.values.db },
+        process.env.DATABASE_URL
+          ? { url: process.env.DATABASE_URL }
+          : { dataDir: parsed.values.db, command: `playground ${command} ${scenarioPath}` },
       )
     : null;
   try {
@@ -170,6 +188,57 @@ async function main() {
   await closeAll(handle);
 }
 
+/** The app's database (DATABASE_URL, or its embedded folder), or the PGlite folder `--db` names. */
+async function openAppDatabase(folder: string | undefined, command: string) {
+  const { databaseOptionsFromEnv, openDatabase } = await import("../db/client");
+  return openDatabase({ ...(folder ? { dataDir: folder } : databaseOptionsFromEnv()), command });
+}
+
+/** A running app's API, as the person whose token is in PLAYGROUND_TOKEN. */
+function connectToServer(url: string): ServerClient {
+  const token = process.env.PLAYGROUND_TOKEN;
+  if (!token) {
+    fail(
+      `--server ${url}: put an API token in PLAYGROUND_TOKEN (never on the command line; an admin's, for the account commands; create one on the app's /account page)`,
+      2,
+    );
+  }
+  try {
+    return createServerClient({ url, token });
+  } catch (error) {
+    return fail((error as Error).message, 2);
+  }
+}
+
+type ExportedScenario = { scenario: unknown; notes: string[] };
+
+async function exportFromServer(url: string, runId: string): Promise<ExportedScenario | null> {
+  try {
+    return await connectToServer(url).request<ExportedScenario>(
+      "GET",
+      `/api/runs/${encodeURIComponent(runId)}/scenario?notes=1`,
+    );
+  } catch (error) {
+    if (error instanceof ServerRequestError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+async function exportFromDatabase(
+  folder: string | undefined,
+  runId: string,
+): Promise<ExportedScenario | null> {
+  const { createRunService } = await import("../lib/server/run-service");
+  const handle = await openAppDatabase(folder, `playground export ${runId}`);
+  try {
+    return /^[0-9a-f-]{36}$/i.test(runId)
+      ? await createRunService(handle, { log: () => {} }).exportScenario(runId)
+      : null;
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The database, and the MCP servers' connections (a stdio server's process ends with its connection). */
 async function closeAll(handle: { close(): Promise<void> } | null) {
   await getMcpConnections().close();
@@ -192,8 +261,12 @@ function createInMemoryHost(log: (message: string, detail?: Record<string, unkno
   });
 }
 
-/** Exits with a clear message for an error we expect (a bad scenario: 2; a runtime refusal: 1); rethrows the rest. */
+/**
+ * Exits with a clear message for an error we expect (a bad scenario: 2; a runtime refusal, a
+ * database folder another process holds, a server's refusal: 1); rethrows the rest.
+ */
 function failOnKnownError(error: unknown, scenarioPath: string): never {
+  if (isExpectedFailure(error)) fail(error.message, 1);
   if (InvalidScenarioError.isInstance(error)) {
     const lines = error.issues.map((issue) => `  ${issue.path || "(root)"}: ${issue.message}`);
     fail(`${scenarioPath} is not a valid scenario:\n${lines.join("\n")}`, 2);
@@ -202,6 +275,12 @@ function failOnKnownError(error: unknown, scenarioPath: string): never {
   throw error;
 }
 
-main().catch((error) =>
-  fail(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 1),
-);
+/** A database folder another process holds, or a server that refused or could not be reached. */
+function isExpectedFailure(error: unknown): error is Error {
+  return FolderInUseError.isInstance(error) || error instanceof ServerRequestError;
+}
+
+main().catch((error) => {
+  if (isExpectedFailure(error)) fail(error.message, 1);
+  fail(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 1);
+});

@@ -3,27 +3,12 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDatabase } from "@/db/client";
+import { addUserSchema, createTokenSchema, tokenNameSchema } from "@/lib/http/account-schemas";
 import { runAction } from "@/lib/http/run-action";
 import { AccountError, createToken, createUser, revokeToken } from "@/lib/server/auth/accounts";
 import { getAuth } from "@/lib/server/auth/auth";
-import { ROLES } from "@/lib/server/auth/roles";
 
-const roleSchema = z.enum(ROLES);
-
-const addUserSchema = z
-  .object({
-    email: z.email("enter an email address"),
-    name: z.string().trim().min(1, "name the person").max(100),
-    role: roleSchema,
-    password: z.string().min(8, "use at least 8 characters").max(200),
-  })
-  .strict();
-
-const createTokenSchema = z
-  .object({ email: z.email(), name: z.string().trim().min(1).max(64), role: roleSchema })
-  .strict();
-
-const revokeTokenSchema = z.object({ name: z.string().min(1).max(64) }).strict();
+const revokeTokenSchema = z.object({ name: tokenNameSchema }).strict();
 
 /** Runs an account change; whatever happened, the admin page shows the lists as they now are. */
 async function accountWork<T>(work: () => Promise<T>): Promise<T> {

@@ -1,0 +1,23 @@
+import { getDatabase } from "@/db/client";
+import { createTokenSchema } from "@/lib/http/account-schemas";
+import { handleRoute, readBody } from "@/lib/http/api-route";
+import { createToken, listTokens } from "@/lib/server/auth/accounts";
+import { getAuth } from "@/lib/server/auth/auth";
+
+/** Every API token, newest first, never its secret (admins; `playground token list --server …`). */
+export const GET = handleRoute({ role: "admin" }, async () =>
+  Response.json(await listTokens((await getDatabase()).db)),
+);
+
+/**
+ * Creates a token for a person: `{ email, name, role? }` → 201 `{ token, summary }`. The token is
+ * in this answer only; it is stored as a hash.
+ */
+export const POST = handleRoute({ role: "admin" }, async (request: Request, _context, identity) => {
+  const input = await readBody(request, createTokenSchema);
+  const created = await createToken(await getAuth(), (await getDatabase()).db, {
+    ...input,
+    creatorRole: identity.role,
+  });
+  return Response.json(created, { status: 201 });
+});

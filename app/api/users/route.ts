@@ -1,0 +1,16 @@
+import { getDatabase } from "@/db/client";
+import { addUserSchema } from "@/lib/http/account-schemas";
+import { handleRoute, readBody } from "@/lib/http/api-route";
+import { createUser, listUsers } from "@/lib/server/auth/accounts";
+import { getAuth } from "@/lib/server/auth/auth";
+
+/** Everyone who can sign in, oldest first (admins; what `playground user list --server …` prints). */
+export const GET = handleRoute({ role: "admin" }, async () =>
+  Response.json(await listUsers((await getDatabase()).db)),
+);
+
+/** Adds a person: `{ email, name, role, password }` → 201 with the user (never the password). */
+export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
+  const input = await readBody(request, addUserSchema);
+  return Response.json(await createUser(await getAuth(), input), { status: 201 });
+});
