@@ -15,11 +15,10 @@ import { type ProductionServer, signInOverApi, startProductionServer } from "./s
 test.skip(!!process.env.DATABASE_URL, "a rule of the embedded database: once, on PGlite, is enough");
 test.setTimeout(300_000);
 
+/** This process's environment without a database setting of its own, plus `extra`. */
 const environment = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...extra };
-  delete env.DATABASE_URL;
-  delete env.PGLITE_DATA_DIR;
-  return env;
+  const { DATABASE_URL: _url, PGLITE_DATA_DIR: _folder, ...inherited } = process.env;
+  return { ...inherited, NEXT_TELEMETRY_DISABLED: "1", ...extra };
 };
 
 function playground(args: string[], env: Record<string, string> = {}) {
@@ -39,7 +38,12 @@ test("beside the running app, the CLI, the worker and a second server are refuse
     freshDatabase: true,
     pgliteDataDir: folder,
   });
-  const api = await playwrightRequest.newContext({ baseURL: server.baseURL });
+  const api = await playwrightRequest
+    .newContext({ baseURL: server.baseURL, storageState: { cookies: [], origins: [] } })
+    .catch(async (error: unknown) => {
+      await server?.stop();
+      throw error;
+    });
   try {
     await expect.poll(async () => (await api.get("/api/health")).status(), { timeout: 120_000 }).toBe(200);
     const { pid } = JSON.parse(readFileSync(`${folder}.lock.json`, "utf8")) as { pid: number };
