@@ -196,6 +196,11 @@ const globalForDatabase = globalThis as typeof globalThis & {
  * open and its data folder admits one process, so every request shares this.
  */
 export function getDatabase(): Promise<DatabaseHandle> {
+  if (process.env.NEXT_PHASE === "phase-production-build") {
+    // `next build` runs route and page code to prerender what it can; none of it may open,
+    // migrate or lock the database it would serve (nor keep a build from running beside the app).
+    return Promise.reject(new Error("No database is opened while the app is being built."));
+  }
   if (!globalForDatabase.toolPlaygroundDatabase) {
     const opening = openDatabase({ ...databaseOptionsFromEnv(), command: "the app server" });
     // A failed open is not cached: the next request tries again.

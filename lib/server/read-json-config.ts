@@ -18,7 +18,10 @@ export function readJsonConfig<Schema extends z.ZodType>(
   const source = text ? variable : `${fileVariable} (${env[fileVariable]})`;
   if (!text && env[fileVariable]) {
     try {
-      text = readFileSync(env[fileVariable] ?? "", "utf8");
+      // The file is the operator's, named at run time: not for the build to trace. Without the comment
+      // (Turbopack's), the tracer took the path for "any file of the project" and listed README, docs/,
+      // e2e/ and the embedded database's folder among the files of every route that reads a config.
+      text = readFileSync(/* turbopackIgnore: true */ env[fileVariable] ?? "", "utf8");
     } catch (error) {
       return {
         value: null,
