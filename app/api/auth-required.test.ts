@@ -10,7 +10,13 @@ import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-
 let uninstall = async () => {};
 let accounts: Record<Role, TestAccount>;
 type Handler = (request: Request, context?: { params: Promise<{ id: string }> }) => Promise<Response>;
-let routes: Array<{ name: string; method: "GET" | "POST"; handler: Handler; role: Role; body?: unknown }>;
+let routes: Array<{
+  name: string;
+  method: "GET" | "POST" | "DELETE";
+  handler: Handler;
+  role: Role;
+  body?: unknown;
+}>;
 const RUN_ID = "00000000-0000-4000-8000-000000000000";
 const context = (id = RUN_ID) => ({ params: Promise.resolve({ id }) });
 
@@ -90,6 +96,28 @@ beforeAll(async () => {
       role: "admin",
       body: { runId: RUN_ID },
     },
+    { name: "GET /api/users", method: "GET", handler: (await import("./users/route")).GET, role: "admin" },
+    {
+      name: "POST /api/users",
+      method: "POST",
+      handler: (await import("./users/route")).POST,
+      role: "admin",
+      body: { email: "eve@example.com", name: "Eve", role: "admin", password: "eve-password-1" },
+    },
+    { name: "GET /api/tokens", method: "GET", handler: (await import("./tokens/route")).GET, role: "admin" },
+    {
+      name: "POST /api/tokens",
+      method: "POST",
+      handler: (await import("./tokens/route")).POST,
+      role: "admin",
+      body: { email: "viewer@example.com", name: "x" },
+    },
+    {
+      name: "DELETE /api/tokens/[name]",
+      method: "DELETE",
+      handler: (await import("./tokens/[name]/route")).DELETE as unknown as Handler,
+      role: "admin",
+    },
   ];
 });
 afterAll(async () => {
@@ -97,7 +125,7 @@ afterAll(async () => {
   await uninstall();
 });
 
-function request(method: "GET" | "POST", headers: Record<string, string>, body?: unknown) {
+function request(method: "GET" | "POST" | "DELETE", headers: Record<string, string>, body?: unknown) {
   return new Request("http://test/api", {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
