@@ -54,7 +54,10 @@ export function createServerClient(options: { url: string; token: string }): Ser
           signal: AbortSignal.timeout(60_000),
         });
       } catch (error) {
-        const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+        type Cause = { code?: string; message?: string; errors?: Array<{ code?: string }> };
+        const reason = (error as { cause?: Cause }).cause;
+        const cause =
+          reason?.code ?? reason?.errors?.[0]?.code ?? reason?.message ?? (error as Error).message;
         throw new ServerRequestError(`cannot reach the app at ${url} (${cause}): is it running?`, null, null);
       }
       const text = await response.text();
