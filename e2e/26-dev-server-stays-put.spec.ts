@@ -2,17 +2,20 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { findFreePort } from "../lib/server/testing/free-port";
 
-// A report said: after `npm run dev` restarts with an API call as its first request, a run's page
-// reloads dozens of times (Fast Refresh rebuilding, "Compiled", another GET), breaking demos that
-// create runs over the API first. Here the development server runs from a copy of the project, with
-// the embedded database in its default folder (./.data/pglite), its first request an API call; the
-// run's page is watched while the run writes events and a file in the database folder changes
-// every second. One document, no recompiles, no second fetch of the page.
+// Reports said: after `npm run dev` starts with an API call as its first request, a run's page (or
+// /sign-in, /setup) reloads dozens of times ("[Fast Refresh] rebuilding", "Compiled in", another GET),
+// forever; it happened with PLAYGROUND_MODELS and PLAYGROUND_MCP_SERVERS set and the first
+// administrator created at start. Here the development server runs from a copy of the project under
+// exactly those settings, with the embedded database in its default folder (./.data/pglite) and the
+// MCP memory server keeping its file in ./.data too; its first request is an API call; a run that
+// writes through the MCP server and keeps writing events is started, and while the run's page and the
+// sign-in page are watched, files are created and rewritten in the database folder every second.
+// One document each, no recompiles, no second fetch of either page.
 test.skip(!!process.env.DATABASE_URL, "once is enough: the development server runs on the embedded database");
-test.setTimeout(240_000);
+test.setTimeout(480_000);
 
 const ADMIN = { email: "admin@dev-server.test", password: "dev-server-password" };
 const WATCH_MS = 8_000;
@@ -38,6 +41,7 @@ test("the development server serves a run's page once, however the run and its d
   browser,
 }) => {
   const project = copyProject();
+  const memoryFile = path.join(project, ".data", "memory.jsonl");
   const port = await findFreePort();
   const base = `http://127.0.0.1:${port}`;
   const { DATABASE_URL: _url, PGLITE_DATA_DIR: _dir, NODE_ENV: _mode, ...inherited } = process.env;
@@ -51,6 +55,20 @@ test("the development server serves a run's page once, however the run and its d
         NEXT_TELEMETRY_DISABLED: "1",
         PLAYGROUND_ADMIN_EMAIL: ADMIN.email,
         PLAYGROUND_ADMIN_PASSWORD: ADMIN.password,
+        // Configured, as in the reports; no run here prompts the model.
+        PLAYGROUND_MODELS: JSON.stringify({ local: { baseURL: "http://127.0.0.1:9/v1", model: "none" } }),
+        PLAYGROUND_MCP_SERVERS: JSON.stringify({
+          memory: {
+            transport: {
+              kind: "stdio",
+              command: process.execPath,
+              args: [path.join(project, "node_modules/@modelcontextprotocol/server-memory/dist/index.js")],
+              env: { MEMORY_FILE_PATH: memoryFile },
+            },
+            trust: "trusted",
+            tools: { create_entities: { approval: "never" } },
+          },
+        }),
         NODE_ENV: "development",
       },
       detached: true,
@@ -83,11 +101,21 @@ test("the development server serves a run's page once, however the run and its d
       delayMs: 250,
       calls: [{ name: "memory_set", arguments: { key: `k${index}`, value: `v${index}` } }],
     }));
+    // Its first step writes through the MCP memory server (its file, under the project, changes too).
+    const remember = {
+      calls: [
+        {
+          name: "memory__create_entities",
+          arguments: { entities: [{ name: "Ada", entityType: "person", observations: ["wrote a program"] }] },
+        },
+      ],
+    };
     const started = await api("POST", "/api/runs", {
       name: "keeps writing",
+      mcpServers: ["memory"],
       model: {
         kind: "scripted",
-        turns: [...turns, { calls: [{ name: "finish", arguments: { summary: "done" } }] }],
+        turns: [remember, ...turns, { calls: [{ name: "finish", arguments: { summary: "done" } }] }],
       },
     });
     expect(started.status).toBe(201);
@@ -95,36 +123,55 @@ test("the development server serves a run's page once, however the run and its d
     const lastSeq = async () =>
       ((await (await api("GET", `/api/runs/${runId}/view`)).json()) as { lastSeq: number }).lastSeq;
 
-    const context = await browser.newContext({ baseURL: base });
+    // Contexts of their own on this server: none of the suite's sign-in.
+    const noSignIn = { cookies: [], origins: [] };
+    const context = await browser.newContext({ baseURL: base, storageState: noSignIn });
     await context.addCookies(
       cookies.map((cookie) => {
         const [name = "", ...value] = cookie.split("=");
         return { name, value: value.join("="), url: base };
       }),
     );
-    const page = await context.newPage();
-    let documents = 0;
-    page.on("request", (request) => {
-      if (request.isNavigationRequest() && request.frame() === page.mainFrame()) documents += 1;
-    });
-    const probe = path.join(project, ".data", "pglite", "probe.json");
-    await page.goto(`/runs/${runId}`, { timeout: 180_000 });
+    const documents = new Map<Page, number>();
+    const watch = (page: Page) => {
+      documents.set(page, 0);
+      page.on("request", (request) => {
+        if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+          documents.set(page, (documents.get(page) ?? 0) + 1);
+        }
+      });
+      return page;
+    };
+    const runPage = watch(await context.newPage());
+    await runPage.goto(`/runs/${runId}`, { timeout: 180_000 });
+    const stranger = await browser.newContext({ baseURL: base, storageState: noSignIn });
+    const signInPage = watch(await stranger.newPage());
+    await signInPage.goto("/sign-in", { timeout: 180_000 });
+    // The MCP write happened: the memory server's file is there.
+    await expect.poll(() => existsSync(memoryFile), { timeout: 60_000 }).toBe(true);
+
+    const folder = path.join(project, ".data", "pglite");
     const seqBefore = await lastSeq();
     const linesBefore = lines.length;
     for (let second = 0; second < WATCH_MS / 1_000; second += 1) {
-      writeFileSync(probe, JSON.stringify({ second }));
-      await page.waitForTimeout(1_000);
+      writeFileSync(path.join(folder, "probe.json"), JSON.stringify({ second }));
+      writeFileSync(path.join(folder, `probe-${second}.tmp`), "");
+      rmSync(path.join(folder, `probe-${second - 1}.tmp`), { force: true });
+      await runPage.waitForTimeout(1_000);
     }
     const later = lines.slice(linesBefore);
-    // The run really changed while the page was watched; otherwise this proves nothing.
+    // The run really changed while the pages were watched; otherwise this proves nothing.
     expect((await lastSeq()) - seqBefore).toBeGreaterThan(5);
-    expect(documents).toBe(1);
-    // A loop shows as the server compiling again and serving the page again. (The page's own
-    // "[Fast Refresh] rebuilding" messages are no sign: the first compile of each route it calls
+    expect([...documents.values()]).toEqual([1, 1]);
+    // A loop shows as the server compiling again and serving a page again. (The pages' own
+    // "[Fast Refresh] rebuilding" messages are no sign: the first compile of each route they call
     // prints one, a couple of times in CI.)
-    expect(later.filter((line) => /Compiled in|GET \/runs\//.test(line))).toEqual([]);
+    expect(later.filter((line) => /Compiled in|GET \/runs\/|GET \/sign-in/.test(line))).toEqual([]);
+    await stranger.close();
     await context.close();
   } finally {
+    // What the server said, to read when this fails.
+    await test.info().attach("dev server output", { body: lines.join("\n"), contentType: "text/plain" });
     if (server.pid) process.kill(-server.pid, "SIGKILL");
     rmSync(path.dirname(project), { recursive: true, force: true });
   }
