@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,9 +10,18 @@ import { afterEach, describe, expect, it } from "vitest";
 // data is intact afterwards. (The app server beside each of them: e2e/30; a build: e2e/24.)
 
 const children: ChildProcess[] = [];
+const folders: string[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
+
+/** A folder of its own for a test's database, removed afterwards. */
+function newFolder(prefix: string): string {
+  const parent = mkdtempSync(path.join(tmpdir(), prefix));
+  folders.push(parent);
+  return parent;
+}
 
 const environment = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...extra };
@@ -61,7 +70,7 @@ function expectClearRefusal(
 
 /** A scenario that keeps its run (and so the CLI running it) busy for minutes. */
 function slowScenarioFile(): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), "tp-slow-")), "slow.json");
+  const file = path.join(newFolder("tp-slow-"), "slow.json");
   const turns = Array.from({ length: 300 }, (_, index) => ({
     delayMs: 1_000,
     calls: [{ name: "memory_set", arguments: { key: `k${index}`, value: `v${index}` } }],
@@ -76,7 +85,7 @@ function slowScenarioFile(): string {
 
 describe("one process per embedded database folder", () => {
   it("CLI beside CLI, and the worker beside the CLI: refused at once, and the folder's data intact after the holder is killed", async () => {
-    const folder = path.join(mkdtempSync(path.join(tmpdir(), "tp-one-process-")), "pglite");
+    const folder = path.join(newFolder("tp-one-process-"), "pglite");
     expect(cli(folder, "user", "add", "ada@example.com", "--role", "approver").status).toBe(0);
 
     const running = await startHolder(
@@ -107,7 +116,7 @@ describe("one process per embedded database folder", () => {
   }, 240_000);
 
   it("the CLI beside the worker: refused, naming the worker; the folder opens again once the worker stops", async () => {
-    const folder = path.join(mkdtempSync(path.join(tmpdir(), "tp-one-process-")), "pglite");
+    const folder = path.join(newFolder("tp-one-process-"), "pglite");
     expect(cli(folder, "user", "add", "ada@example.com", "--role", "approver").status).toBe(0);
 
     const worker = await startHolder(WORKER, environment({ PGLITE_DATA_DIR: folder }), "worker: started");

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import postgres from "postgres";
@@ -15,13 +15,15 @@ afterEach(() => {
 
 describe("getDatabase while the app is being built", () => {
   it("refuses to open the embedded database, and creates nothing in its folder", async () => {
-    const folder = path.join(mkdtempSync(path.join(tmpdir(), "tp-build-phase-")), "pglite");
+    const parent = mkdtempSync(path.join(tmpdir(), "tp-build-phase-"));
+    const folder = path.join(parent, "pglite");
     vi.stubEnv("NEXT_PHASE", "phase-production-build");
     vi.stubEnv("DATABASE_URL", "");
     vi.stubEnv("PGLITE_DATA_DIR", folder);
     await expect(getDatabase()).rejects.toThrow("No database is opened while the app is being built.");
     expect(existsSync(folder)).toBe(false);
     expect(existsSync(`${folder}.lock`)).toBe(false);
+    rmSync(parent, { recursive: true, force: true });
   });
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,14 +13,18 @@ import { type FolderLock, lockFolder } from "./folder-lock";
 
 const children: ChildProcess[] = [];
 const locks: FolderLock[] = [];
+const parents: string[] = [];
 
 afterEach(async () => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
   for (const lock of locks.splice(0)) await lock.release();
+  for (const parent of parents.splice(0)) rmSync(parent, { recursive: true, force: true });
 });
 
 function newFolder(): string {
-  return path.join(mkdtempSync(path.join(tmpdir(), "tp-lock-")), "pglite");
+  const parent = mkdtempSync(path.join(tmpdir(), "tp-lock-"));
+  parents.push(parent);
+  return path.join(parent, "pglite");
 }
 
 /** Another process that takes the folder's lock and keeps it until killed; resolves once it holds it. */

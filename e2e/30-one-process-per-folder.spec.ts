@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, request as playwrightRequest, test } from "@playwright/test";
@@ -129,5 +129,6 @@ test("beside the running app, the CLI, the worker and a second server are refuse
   } finally {
     await api.dispose();
     await server?.stop();
+    rmSync(path.dirname(folder), { recursive: true, force: true });
   }
 });
