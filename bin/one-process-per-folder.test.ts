@@ -83,6 +83,8 @@ function slowScenarioFile(): string {
   return file;
 }
 
+// Each test starts five or six processes that each load the CLI or the worker and open PGlite:
+// seconds each when the machine is idle, up to a minute each on a busy one.
 describe("one process per embedded database folder", () => {
   it("CLI beside CLI, and the worker beside the CLI: refused at once, and the folder's data intact after the holder is killed", async () => {
     const folder = path.join(newFolder("tp-one-process-"), "pglite");
@@ -113,7 +115,7 @@ describe("one process per embedded database folder", () => {
     const listed = cli(folder, "user", "list");
     expect(listed.status).toBe(0);
     expect(JSON.parse(listed.stdout)).toMatchObject([{ email: "ada@example.com", role: "approver" }]);
-  }, 240_000);
+  }, 480_000);
 
   it("the CLI beside the worker: refused, naming the worker; the folder opens again once the worker stops", async () => {
     const folder = path.join(newFolder("tp-one-process-"), "pglite");
@@ -133,5 +135,5 @@ describe("one process per embedded database folder", () => {
     expect(created.stderr).toBe("");
     expect(created.stdout).toMatch(/^tp_\w{20,}\n$/);
     expect(JSON.parse(cli(folder, "user", "list").stdout)).toMatchObject([{ email: "ada@example.com" }]);
-  }, 240_000);
+  }, 480_000);
 });
