@@ -110,7 +110,9 @@ describe("one process per embedded database folder", () => {
     expect(running.exitCode).toBeNull();
 
     // A crash of the holder frees the folder within the lock's staleness, and nothing it held is lost.
+    const gone = new Promise((resolve) => running.once("exit", resolve));
     running.kill("SIGKILL");
+    await gone;
     // (It waits for the lock to go stale, up to 10 s, unless it already has: db/folder-lock.test.ts.)
     const listed = cli(folder, "user", "list");
     expect(listed.status).toBe(0);

@@ -124,10 +124,25 @@ function isHolderAlive(holder: FolderHolder, folder: string): boolean {
   if (holder.hostname !== hostname()) return true;
   try {
     process.kill(holder.pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it exists, under another user.
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return !isZombie(holder.pid);
+}
+
+/**
+ * A process killed but not yet reaped by its parent (a zombie, on Linux) still
+ * answers `kill(pid, 0)`, though it holds nothing and will never refresh the lock.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    // /proc/<pid>/stat: "pid (command) state …"; the command may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    // No /proc (macOS, say): the signal's answer stands.
+    return false;
   }
 }
 
