@@ -24,6 +24,10 @@ export default defineConfig({
     reporters: process.env.VITEST_JSON_FILE ? ["default", "json"] : ["default"],
     outputFile: process.env.VITEST_JSON_FILE ? { json: process.env.VITEST_JSON_FILE } : undefined,
     testTimeout: 30_000,
+    // expect.poll waits for an outcome; its default of 1 s is a guess at how long that takes, which a
+    // busy machine outgrows (a cancelled MCP call reaching its server, say). The test's own timeout
+    // still bounds it.
+    expect: { poll: { timeout: 25_000 } },
     hookTimeout: 60_000,
   },
 });
