@@ -114,7 +114,9 @@ export default defineConfig({
       command: `${build}node_modules/.bin/next start -p ${port}`,
       url: `${baseURL}/api/health`,
       env: serverEnv,
-      timeout: 240_000,
+      // Waits for the server to answer; with the build in front of it that is minutes, many on a busy
+      // machine (a build under a load of 24 outlasted 4 minutes), so the bound is a backstop only.
+      timeout: build ? 1_200_000 : 240_000,
       reuseExistingServer: false,
       stdout: "ignore",
       stderr: "pipe",
