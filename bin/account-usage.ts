@@ -5,4 +5,4 @@ export const ACCOUNT_USAGE = `  user add <email> --role <${ROLES.join("|")}> [--
   user list
   token create <email> --name <name> [--role ROLE]   (prints the token once)
   token list
-  token revoke <name>`;
+  token revoke <id | name> [--email OWNER]   (a name must designate one token: add its owner's email)`;

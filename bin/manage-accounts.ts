@@ -7,6 +7,7 @@ import {
   AccountError,
   createToken,
   createUser,
+  findTokenToRevoke,
   listTokens,
   listUsers,
   revokeToken,
@@ -23,6 +24,8 @@ export interface AccountArguments {
   role?: string;
   name?: string;
   passwordEnv?: string;
+  /** `token revoke <name> --email <owner>`: whose token the name designates. */
+  email?: string;
 }
 
 /** Where the account commands act: the database itself, or a running app's API. */
@@ -32,7 +35,8 @@ export interface AccountStore {
   listTokens(): Promise<TokenSummary[]>;
   /** Returns the token itself (shown this once). */
   createToken(input: { email: string; name: string; role?: Role }): Promise<string>;
-  revokeToken(name: string): Promise<void>;
+  /** Revokes the token with this id (never by name: two people may name theirs alike). */
+  revokeToken(id: string): Promise<void>;
 }
 
 export async function openDatabaseAccounts(handle: DatabaseHandle): Promise<AccountStore> {
@@ -42,7 +46,9 @@ export async function openDatabaseAccounts(handle: DatabaseHandle): Promise<Acco
     addUser: (input) => createUser(auth, input),
     listTokens: () => listTokens(handle.db),
     createToken: async (input) => (await createToken(auth, handle.db, input)).token,
-    revokeToken: (name) => revokeToken(handle.db, name),
+    revokeToken: async (id) => {
+      await revokeToken(handle.db, id);
+    },
   };
 }
 
@@ -54,8 +60,8 @@ export function serverAccounts(server: ServerClient): AccountStore {
     listTokens: () => server.request("GET", "/api/tokens"),
     createToken: async (input) =>
       (await server.request<{ token: string }>("POST", "/api/tokens", input)).token,
-    revokeToken: async (name) => {
-      await server.request("DELETE", `/api/tokens/${encodeURIComponent(name)}`);
+    revokeToken: async (id) => {
+      await server.request("DELETE", `/api/tokens/${encodeURIComponent(id)}`);
     },
   };
 }
@@ -93,8 +99,10 @@ export async function manageAccounts(accounts: AccountStore, args: AccountArgume
     return `${token}\n`;
   }
   if (noun === "token" && verb === "revoke" && subject) {
-    await accounts.revokeToken(subject);
-    return `revoked ${subject}\n`;
+    // A name is resolved to one id among the owner's tokens (or everyone's, if it is unique there).
+    const token = findTokenToRevoke(await accounts.listTokens(), subject, args.email);
+    await accounts.revokeToken(token.id);
+    return `revoked ${token.name} (${token.id}) of ${token.ownerEmail}\n`;
   }
   throw usage();
 }

@@ -53,6 +53,7 @@ async function main() {
         name: { type: "string" };
         "password-env": { type: "string" };
         server: { type: "string" };
+        email: { type: "string" };
       };
       allowPositionals: true;
     }>
@@ -66,6 +67,7 @@ async function main() {
         name: { type: "string" },
         "password-env": { type: "string" },
         server: { type: "string" },
+        email: { type: "string" },
       },
       allowPositionals: true,
     });
@@ -90,6 +92,7 @@ async function main() {
       role: parsed.values.role,
       name: parsed.values.name,
       passwordEnv: parsed.values["password-env"],
+      email: parsed.values.email,
     };
     const failOnAccountError = (error: unknown): never => {
       if (AccountError.isInstance(error) || isExpectedFailure(error)) fail(error.message, 1);

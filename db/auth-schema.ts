@@ -1,4 +1,4 @@
-import { boolean, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 /**
  * The tables better-auth keeps (sign-in, sessions, API tokens), in the app's
@@ -86,7 +86,10 @@ export const verification = pgTable(
   (table) => [index("verification_identifier_idx").on(table.identifier)],
 );
 
-/** API tokens: stored as a SHA-256 hash; `referenceId` is the user; `metadata` holds `{ role }`. */
+/**
+ * API tokens: stored as a SHA-256 hash; `referenceId` is the user; `metadata` holds `{ role }`.
+ * A name is unique per owner (two people may both call theirs "ci").
+ */
 export const apikey = pgTable(
   "apikey",
   {
@@ -119,6 +122,7 @@ export const apikey = pgTable(
     index("apikey_config_id_idx").on(table.configId),
     index("apikey_reference_id_idx").on(table.referenceId),
     index("apikey_key_idx").on(table.key),
+    uniqueIndex("apikey_owner_name_unique").on(table.referenceId, table.name),
   ],
 );
 

@@ -110,7 +110,9 @@ test("beside the running app, the CLI, the worker and a second server are refuse
     const exported = overHttp(["export", runId]);
     expect(exported.status).toBe(0);
     expect(JSON.parse(exported.stdout)).toMatchObject({ model: { kind: "scripted" } });
-    expect(overHttp(["token", "revoke", "ada-bot"]).stdout).toBe("revoked ada-bot\n");
+    expect(overHttp(["token", "revoke", "ada-bot"]).stdout).toMatch(
+      /^revoked ada-bot \(\w+\) of ada@example\.com\n$/,
+    );
 
     // Killed mid-life (kill -9), the server leaves its lock behind; the next process takes it over
     // once it has gone stale, and finds everything written through the server.

@@ -3,12 +3,12 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDatabase } from "@/db/client";
-import { addUserSchema, createTokenSchema, tokenNameSchema } from "@/lib/http/account-schemas";
+import { addUserSchema, createTokenSchema, tokenIdSchema } from "@/lib/http/account-schemas";
 import { runAction } from "@/lib/http/run-action";
 import { AccountError, createToken, createUser, revokeToken } from "@/lib/server/auth/accounts";
 import { getAuth } from "@/lib/server/auth/auth";
 
-const revokeTokenSchema = z.object({ name: tokenNameSchema }).strict();
+const revokeTokenSchema = z.object({ id: tokenIdSchema }).strict();
 
 /** Runs an account change; whatever happened, the admin page shows the lists as they now are. */
 async function accountWork<T>(work: () => Promise<T>): Promise<T> {
@@ -53,14 +53,14 @@ export async function createTokenAction(input: z.infer<typeof createTokenSchema>
   );
 }
 
-/** Revokes a token: an admin any, anyone else only their own. */
+/** Revokes a token by its id: an admin any, anyone else only their own. */
 export async function revokeTokenAction(input: z.infer<typeof revokeTokenSchema>) {
   return runAction(
     revokeTokenSchema,
     input,
-    async ({ name }, identity) =>
+    async ({ id }, identity) =>
       accountWork(async () =>
-        revokeToken((await getDatabase()).db, name, identity.role === "admin" ? undefined : identity.email),
+        revokeToken((await getDatabase()).db, id, identity.role === "admin" ? undefined : identity.userId),
       ),
     { role: "viewer" },
   );

@@ -113,9 +113,9 @@ beforeAll(async () => {
       body: { email: "viewer@example.com", name: "x" },
     },
     {
-      name: "DELETE /api/tokens/[name]",
+      name: "DELETE /api/tokens/[id]",
       method: "DELETE",
-      handler: (await import("./tokens/[name]/route")).DELETE as unknown as Handler,
+      handler: (await import("./tokens/[id]/route")).DELETE as unknown as Handler,
       role: "admin",
     },
   ];
@@ -171,7 +171,7 @@ describe("every API route requires an identity holding its role", () => {
     const { db } = await getDatabase();
     const token = (await listTokens(db)).find((candidate) => candidate.ownerEmail === viewer.email);
     if (!token) throw new Error("the token is not listed");
-    await revokeToken(db, token.name);
+    await revokeToken(db, token.id);
     expect((await inbox.handler(request("GET", viewer.headers))).status).toBe(401);
   });
 

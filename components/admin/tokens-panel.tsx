@@ -57,7 +57,7 @@ export function TokensPanel({ tokens, ownEmail }: { tokens: TokenSummary[]; ownE
                   type="button"
                   className="danger"
                   onClick={async () => {
-                    const result = await revokeTokenAction({ name: token.name });
+                    const result = await revokeTokenAction({ id: token.id });
                     setMessage(
                       result.ok
                         ? { kind: "ok", text: `Revoked ${token.name}.` }

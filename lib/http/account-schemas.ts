@@ -21,4 +21,5 @@ export const createTokenSchema = z
   .object({ email: z.email(), name: z.string().trim().min(1).max(64), role: roleSchema.optional() })
   .strict();
 
-export const tokenNameSchema = z.string().min(1).max(64);
+/** A token's id (better-auth's, as listed): tokens are revoked by id, never by name. */
+export const tokenIdSchema = z.string().regex(/^[\w-]{1,64}$/, "a token's id, as listed");

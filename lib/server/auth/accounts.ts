@@ -141,11 +141,28 @@ export async function createToken(
       );
     }
   }
-  const [taken] = await db.select({ id: apikey.id }).from(apikey).where(eq(apikey.name, input.name));
-  if (taken) throw new AccountError("invalid_request", `A token named "${input.name}" already exists.`);
-  const created = await auth.api.createApiKey({
-    body: { name: input.name, userId: owner.id, metadata: { role } },
-  });
+  // Names are unique per owner (a unique index decides a race), so the refusal says nothing about anyone else's.
+  const nameTaken = new AccountError(
+    "invalid_request",
+    `${owner.email} already has a token named "${input.name}".`,
+  );
+  const hasName = async () =>
+    (
+      await db
+        .select({ id: apikey.id })
+        .from(apikey)
+        .where(and(eq(apikey.referenceId, owner.id), eq(apikey.name, input.name)))
+    ).length > 0;
+  if (await hasName()) throw nameTaken;
+  let created: Awaited<ReturnType<Auth["api"]["createApiKey"]>>;
+  try {
+    created = await auth.api.createApiKey({
+      body: { name: input.name, userId: owner.id, metadata: { role } },
+    });
+  } catch (error) {
+    if (await hasName()) throw nameTaken;
+    throw error;
+  }
   return {
     token: created.key,
     summary: {
@@ -180,16 +197,59 @@ export async function listTokens(db: Db): Promise<TokenSummary[]> {
   });
 }
 
-/** Revokes a token by name (only one of `ownerEmail`'s, when given): it stops working at once, everywhere. */
-export async function revokeToken(db: Db, name: string, ownerEmail?: string): Promise<void> {
-  if (ownerEmail) {
-    const [owned] = await db
-      .select({ id: apikey.id })
-      .from(apikey)
-      .innerJoin(user, eq(user.id, apikey.referenceId))
-      .where(and(eq(apikey.name, name), eq(user.email, ownerEmail.toLowerCase())));
-    if (!owned) throw new AccountError("not_found", `You have no token named "${name}".`);
+/**
+ * Revokes one token by its id (only one of `ownerId`'s, when given: a person
+ * who is not an admin revokes their own tokens only): it stops working at
+ * once, everywhere. Another person's token is "not found", as one that never
+ * existed.
+ */
+export async function revokeToken(db: Db, id: string, ownerId?: string): Promise<TokenSummary["id"]> {
+  const deleted = await db
+    .delete(apikey)
+    .where(
+      ownerId === undefined ? eq(apikey.id, id) : and(eq(apikey.id, id), eq(apikey.referenceId, ownerId)),
+    )
+    .returning({ id: apikey.id });
+  if (deleted.length === 0) {
+    throw new AccountError(
+      "not_found",
+      ownerId === undefined ? `No token ${id}.` : `You have no token ${id}.`,
+    );
   }
-  const deleted = await db.delete(apikey).where(eq(apikey.name, name)).returning({ id: apikey.id });
-  if (deleted.length === 0) throw new AccountError("not_found", `No token named "${name}".`);
+  return id;
+}
+
+/**
+ * The one token a name designates among `tokens` (a name is unique per
+ * owner, so with `ownerEmail` at most one matches; without, the name must be
+ * unique across everyone's). An id designates itself. Refuses a name two
+ * people use rather than guess which.
+ */
+export function findTokenToRevoke(
+  tokens: TokenSummary[],
+  nameOrId: string,
+  ownerEmail?: string,
+): TokenSummary {
+  const candidates = tokens.filter(
+    (token) => ownerEmail === undefined || token.ownerEmail.toLowerCase() === ownerEmail.toLowerCase(),
+  );
+  const byId = candidates.find((token) => token.id === nameOrId);
+  if (byId) return byId;
+  const named = candidates.filter((token) => token.name === nameOrId);
+  const [only, ...others] = named;
+  if (!only) {
+    throw new AccountError(
+      "not_found",
+      `No token named "${nameOrId}"${ownerEmail === undefined ? "" : ` of ${ownerEmail}`}.`,
+    );
+  }
+  if (others.length > 0) {
+    throw new AccountError(
+      "invalid_request",
+      `${named.length} tokens are named "${nameOrId}" (${named
+        .map((token) => `${token.id} of ${token.ownerEmail}`)
+        .join(", ")}): give the owner's email with --email, or the token's id.`,
+    );
+  }
+  return only;
 }

@@ -40,8 +40,7 @@ export function createAuth(db: Db, secret: string) {
       // Secure cookies need https; a deployment behind TLS says so with an https BETTER_AUTH_URL.
       useSecureCookies: process.env.BETTER_AUTH_URL?.startsWith("https://") ?? false,
     },
-    // An admin acting as someone else would put that person's name on decisions they never took.
-    disabledPaths: ["/admin/impersonate-user", "/admin/stop-impersonating"],
+    disabledPaths: DISABLED_AUTH_PATHS,
     telemetry: { enabled: false },
     // Warnings (a missing BETTER_AUTH_URL) would print at every CLI command; the README says when to set it.
     logger: { level: "error" },
@@ -60,6 +59,45 @@ export function createAuth(db: Db, secret: string) {
 }
 
 export type Auth = ReturnType<typeof createAuth>;
+
+/**
+ * better-auth endpoints nobody may call over HTTP. Impersonation: an admin
+ * acting as someone else would put that person's name on decisions they never
+ * took. The API-key plugin's own endpoints: they skip the app's rules (names
+ * unique per owner, a role no higher than the creator's, who may revoke what),
+ * so tokens are made, listed and revoked only through lib/server/auth/accounts.ts
+ * (the pages' actions, /api/tokens, the CLI). The server calls them directly.
+ */
+export const DISABLED_AUTH_PATHS = [
+  "/admin/impersonate-user",
+  "/admin/stop-impersonating",
+  "/api-key/create",
+  "/api-key/get",
+  "/api-key/list",
+  "/api-key/update",
+  "/api-key/delete",
+];
+
+/**
+ * Whether an /api/auth request addresses a disabled endpoint, however its
+ * path is spelled (case, doubled or trailing slashes, encoded slashes): the
+ * route refuses these before better-auth's router, whose own `disabledPaths`
+ * compares one spelling only.
+ */
+export function isDisabledAuthPath(url: string): boolean {
+  let pathname: string;
+  try {
+    pathname = decodeURIComponent(new URL(url).pathname);
+  } catch {
+    return true; // a path that does not decode addresses nothing we serve
+  }
+  const segments = pathname
+    .toLowerCase()
+    .split(/[/\\]+/)
+    .filter(Boolean);
+  const below = segments.slice(segments.indexOf("auth") + 1).join("/");
+  return below.startsWith("api-key") || DISABLED_AUTH_PATHS.some((path) => `/${below}` === path);
+}
 
 /** The origin a request was addressed to, as the browser saw it (behind a proxy, its forwarded host). */
 function requestOrigin(request: Request | undefined): string | null {

@@ -1,0 +1,14 @@
+import { getDatabase } from "@/db/client";
+import { tokenIdSchema } from "@/lib/http/account-schemas";
+import { handleRoute } from "@/lib/http/api-route";
+import { validateInput } from "@/lib/http/refusal";
+import { revokeToken } from "@/lib/server/auth/accounts";
+
+/** Revokes one token by its id (admins): it stops working at once, everywhere. `404` when there is none. */
+export const DELETE = handleRoute(
+  { role: "admin" },
+  async (_request: Request, context: { params: Promise<{ id: string }> }) => {
+    const id = validateInput((await context.params).id, tokenIdSchema);
+    return Response.json({ revoked: await revokeToken((await getDatabase()).db, id) });
+  },
+);

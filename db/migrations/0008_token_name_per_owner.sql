@@ -1,0 +1,3 @@
+-- Names were checked only by the app, and better-auth's own endpoint skipped that check: a person may hold two tokens of one name. Keep the oldest as it is and suffix the others with their id, so the index below can be built.
+UPDATE "apikey" SET "name" = left("name", 30) || '-' || "id" WHERE "id" IN (SELECT "id" FROM (SELECT "id", row_number() OVER (PARTITION BY "reference_id", "name" ORDER BY "created_at", "id") AS "position" FROM "apikey" WHERE "name" IS NOT NULL) AS "ranked" WHERE "position" > 1);--> statement-breakpoint
+CREATE UNIQUE INDEX "apikey_owner_name_unique" ON "apikey" USING btree ("reference_id","name");
