@@ -24,6 +24,7 @@ const token = (id: string, name: string, ownerEmail: string): TokenSummary => ({
   name,
   ownerEmail,
   role: "viewer",
+  isRoleUnknown: false,
   start: "tp_",
   createdAt: "2026-01-01T00:00:00.000Z",
   lastUsedAt: null,

@@ -49,7 +49,7 @@ export function TokensPanel({ tokens, ownEmail }: { tokens: TokenSummary[]; ownE
                 {token.name} <span className="muted">{token.start}…</span>
               </td>
               <td>{token.ownerEmail}</td>
-              <td>{token.role}</td>
+              <td>{token.isRoleUnknown ? `${token.role} (unknown role: limited)` : token.role}</td>
               <td>{new Date(token.createdAt).toLocaleString()}</td>
               <td>{token.lastUsedAt ? new Date(token.lastUsedAt).toLocaleString() : "never"}</td>
               <td>

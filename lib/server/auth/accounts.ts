@@ -5,6 +5,7 @@ import { apikey, user } from "@/db/schema";
 import { RuntimeError } from "@/lib/runtime";
 import type { Auth } from "./auth";
 import { hasRole, isRole, type Role } from "./roles";
+import { readTokenRole } from "./token-metadata";
 
 /** A person who can sign in, as the admin pages and the CLI list them. */
 export interface UserSummary {
@@ -20,7 +21,10 @@ export interface TokenSummary {
   id: string;
   name: string;
   ownerEmail: string;
+  /** What the token may do at most (its own limit; it never acts above its owner's current role). */
   role: Role;
+  /** The stored metadata named no role the app knows: the token is limited to the narrowest, `viewer`. */
+  isRoleUnknown: boolean;
   start: string | null;
   createdAt: string;
   lastUsedAt: string | null;
@@ -170,6 +174,7 @@ export async function createToken(
       name: input.name,
       ownerEmail: owner.email,
       role,
+      isRoleUnknown: false,
       start: created.start ?? null,
       createdAt: new Date(created.createdAt).toISOString(),
       lastUsedAt: null,
@@ -184,12 +189,13 @@ export async function listTokens(db: Db): Promise<TokenSummary[]> {
     .innerJoin(user, eq(user.id, apikey.referenceId))
     .orderBy(desc(apikey.createdAt));
   return rows.map(({ token, ownerEmail }) => {
-    const role = (JSON.parse(token.metadata ?? "{}") as { role?: unknown }).role;
+    const role = readTokenRole(token.metadata);
     return {
       id: token.id,
       name: token.name ?? "",
       ownerEmail,
-      role: isRole(role) ? role : "viewer",
+      role: role ?? "viewer",
+      isRoleUnknown: role === null,
       start: token.start,
       createdAt: token.createdAt.toISOString(),
       lastUsedAt: token.lastRequest?.toISOString() ?? null,

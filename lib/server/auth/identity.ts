@@ -1,6 +1,7 @@
 import "server-only";
 import { type Auth, getAuth } from "./auth";
 import { isRole, lesserRole, type Role } from "./roles";
+import { readTokenRole } from "./token-metadata";
 
 /** Who a request comes from, as the server established it: never taken from the request body. */
 export interface Identity {
@@ -51,12 +52,13 @@ async function readTokenIdentity(auth: Auth, key: string): Promise<Identity | nu
   } | null;
   if (!owner || owner.banned) return null;
   const ownerRole = isRole(owner.role) ? owner.role : "viewer";
-  const tokenRole = (verified.key.metadata as { role?: unknown } | null)?.role;
+  // Metadata without a role the app knows limits the token to the narrowest role.
+  const tokenRole = readTokenRole(verified.key.metadata) ?? "viewer";
   return {
     userId: owner.id,
     name: owner.name,
     email: owner.email,
-    role: isRole(tokenRole) ? lesserRole(ownerRole, tokenRole) : "viewer",
+    role: lesserRole(ownerRole, tokenRole),
     personRole: ownerRole,
     via: "token",
     sessionId: null,

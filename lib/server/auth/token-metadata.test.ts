@@ -1,0 +1,63 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { manageAccounts, openDatabaseAccounts } from "@/bin/manage-accounts";
+import { getDatabase } from "@/db/client";
+import { apikey } from "@/db/schema";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { listTokens } from "./accounts";
+import { readIdentity } from "./identity";
+
+// What the database may hold in a token's metadata is not always what the app wrote there.
+let uninstall = async () => {};
+let admin: TestAccount;
+
+beforeAll(async () => {
+  ({ uninstall } = await installProcessTestDatabase());
+  ({ admin } = await createTestAccounts(["admin"]));
+});
+afterAll(async () => {
+  await uninstall();
+});
+
+describe("a stored token whose metadata is not { role }", () => {
+  // better-auth refuses to verify a key whose metadata is not JSON at all: refused is no more than viewer.
+  const actsAsViewer = { role: "viewer", personRole: "admin" };
+  it.each([
+    ["SQL null", null, actsAsViewer],
+    ["JSON null", "null", actsAsViewer],
+    ["not JSON", "{role: admin", null],
+    ["an unknown role", '{"role":"superuser"}', actsAsViewer],
+    ["a number", "42", actsAsViewer],
+  ])(
+    "(%s) is listed as limited to the narrowest role, and acts with no more",
+    async (_label, metadata, acts) => {
+      const { db } = await getDatabase();
+      await db.update(apikey).set({ metadata }).where(eq(apikey.referenceId, admin.userId));
+
+      const listed = (await listTokens(db)).find((token) => token.ownerEmail === admin.email);
+      expect(listed).toMatchObject({ role: "viewer", isRoleUnknown: true });
+      const cli = await manageAccounts(await openDatabaseAccounts(await getDatabase()), {
+        positionals: ["token", "list"],
+      });
+      expect(JSON.parse(cli)).toEqual(expect.arrayContaining([expect.objectContaining({ role: "viewer" })]));
+
+      const identity = await readIdentity(new Headers(admin.headers));
+      if (acts === null) expect(identity).toBeNull();
+      else expect(identity).toMatchObject(acts);
+    },
+  );
+
+  it("still reads a token written as the app writes it", async () => {
+    const { db } = await getDatabase();
+    await db
+      .update(apikey)
+      .set({ metadata: JSON.stringify({ role: "approver" }) })
+      .where(eq(apikey.referenceId, admin.userId));
+    expect((await listTokens(db)).find((token) => token.ownerEmail === admin.email)).toMatchObject({
+      role: "approver",
+      isRoleUnknown: false,
+    });
+    expect(await readIdentity(new Headers(admin.headers))).toMatchObject({ role: "approver" });
+  });
+});
