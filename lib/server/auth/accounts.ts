@@ -1,9 +1,9 @@
 import "server-only";
-import { and, asc, count, desc, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { apikey, user } from "@/db/schema";
 import { RuntimeError } from "@/lib/runtime";
-import type { Auth } from "./auth";
+import { type Auth, createAuth } from "./auth";
 import { hasRole, isRole, type Role } from "./roles";
 import { readTokenRole } from "./token-metadata";
 
@@ -81,32 +81,50 @@ export async function createUser(
   }
 }
 
+/** The advisory lock the first-admin set-up holds (any constant other locks do not use). */
+const FIRST_ADMIN_LOCK_KEY = 7_290_029_001;
+
 /**
  * The first administrator of a fresh database. Refused once anyone exists,
- * so the setup page cannot be used to take over an installed app.
+ * so the setup page cannot be used to take over an installed app. Many
+ * submissions at once (several people, several instances) make one admin:
+ * the check and the insert share one transaction under an advisory lock, so
+ * the second to take the lock sees the first one's committed user.
  */
 export async function createFirstAdmin(
   auth: Auth,
   db: Db,
   input: { email: string; name: string; password: string },
 ): Promise<UserSummary> {
-  if ((await countUsers(db)) > 0) {
-    throw new AccountError("forbidden", "An administrator already exists: sign in instead.");
-  }
-  return createUser(auth, { ...input, role: "admin" });
+  const { secret } = await auth.$context;
+  return db.transaction(async (transaction) => {
+    await transaction.execute(sql`select pg_advisory_xact_lock(${FIRST_ADMIN_LOCK_KEY})`);
+    if ((await countUsers(transaction)) > 0) {
+      throw new AccountError("forbidden", "An administrator already exists: sign in instead.");
+    }
+    // The same auth rules on this transaction, so the user is inserted under the lock
+    // (on PGlite, the process-wide database waits while the transaction holds it).
+    return createUser(createAuth(transaction, secret), { ...input, role: "admin" });
+  });
 }
 
 /**
  * Seeds the first administrator from PLAYGROUND_ADMIN_EMAIL and
- * PLAYGROUND_ADMIN_PASSWORD when no user exists (demos, tests). Returns
- * whether it created one.
+ * PLAYGROUND_ADMIN_PASSWORD when no user exists (demos, tests), as the
+ * set-up page would: instances starting at once make one. Returns whether it
+ * created one.
  */
 export async function seedAdminFromEnv(auth: Auth, db: Db, env = process.env): Promise<boolean> {
   const email = env.PLAYGROUND_ADMIN_EMAIL;
   const password = env.PLAYGROUND_ADMIN_PASSWORD;
   if (!email || !password || (await countUsers(db)) > 0) return false;
-  await createUser(auth, { email, password, name: email.split("@")[0] ?? email, role: "admin" });
-  return true;
+  try {
+    await createFirstAdmin(auth, db, { email, password, name: email.split("@")[0] ?? email });
+    return true;
+  } catch (error) {
+    if (AccountError.isInstance(error) && error.code === "forbidden") return false;
+    throw error;
+  }
 }
 
 async function findUserByEmail(db: Db, email: string) {
