@@ -5,12 +5,13 @@ import { z } from "zod";
 import { getDatabase } from "@/db/client";
 import type { ActionResult } from "@/lib/http/action-result";
 import { statusForCode } from "@/lib/http/error-table";
+import { personNameSchema } from "@/lib/runtime";
 import { AccountError, createFirstAdmin } from "@/lib/server/auth/accounts";
 import { getAuth } from "@/lib/server/auth/auth";
 
 const firstAdminSchema = z
   .object({
-    name: z.string().trim().min(1, "name your account").max(100),
+    name: personNameSchema,
     email: z.email("enter an email address"),
     password: z.string().min(8, "use at least 8 characters").max(200),
   })
@@ -36,7 +37,10 @@ export async function createFirstAdminAction(
     return refuse("forbidden", "Only this app's own setup page can do this.");
   const parsed = firstAdminSchema.safeParse(input);
   if (!parsed.success)
-    return refuse("invalid_request", parsed.error.issues.map((issue) => issue.message).join("; "));
+    return refuse(
+      "invalid_request",
+      parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "),
+    );
   const auth = await getAuth();
   try {
     await createFirstAdmin(auth, (await getDatabase()).db, parsed.data);

@@ -44,7 +44,12 @@ export function AuditList({ page, query }: { page: AuditPage; query: AuditQuery 
         </label>
         <label>
           Who
-          <input type="search" name="actor" defaultValue={query.actor ?? ""} placeholder="Part of a name" />
+          <input
+            type="search"
+            name="actor"
+            defaultValue={query.actor ?? ""}
+            placeholder="Part of a name or email"
+          />
         </label>
         <label>
           Tool
@@ -82,7 +87,10 @@ export function AuditList({ page, query }: { page: AuditPage; query: AuditQuery 
                 <td data-label="When">
                   <UtcTime at={row.decidedAt} />
                 </td>
-                <td data-label="Who">{row.actor}</td>
+                <td data-label="Who">
+                  {row.actor}
+                  {row.actorEmail && <span className="muted"> ({row.actorEmail})</span>}
+                </td>
                 <td data-label="Run">
                   <Link href={`/runs/${row.runId}`}>{row.runName}</Link>{" "}
                   <code className="muted run-id">{row.runId.slice(0, 8)}</code>

@@ -1,6 +1,7 @@
-import { and, desc, eq, ilike, lt, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, ilike, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { approvals, runs } from "../schema";
+import { approvals, runs, user } from "../schema";
+import { NAME_HEAD_LENGTH } from "./run-queries";
 import { containing, idStartsWith } from "./text-match";
 
 /** What a row of the audit records: a person's approval or denial, an expired wait, or a grant's automatic approval. */
@@ -9,7 +10,7 @@ export type AuditOutcome = "approved" | "denied" | "expired" | "automatic" | "vo
 /** Which audit rows to list. */
 export interface AuditFilter {
   outcome?: AuditOutcome;
-  /** Part of the decider's name. */
+  /** Part of the decider's name or email. */
   actor?: string;
   /** The gated tool's exact name. */
   tool?: string;
@@ -32,8 +33,11 @@ export async function listAuditRows(db: Db, page: { limit: number; before?: numb
       kind: approvals.kind,
       approve: approvals.approve,
       scope: approvals.scope,
-      actor: approvals.actor,
+      // The name as it was when they decided (its start: older names may be of any size), and
+      // their email, which they cannot choose to resemble someone else's: the audit shows both.
+      actor: sql<string>`left(${approvals.actor}, ${sql.raw(String(NAME_HEAD_LENGTH))})`,
       actorId: approvals.actorId,
+      actorEmail: user.email,
       batchIndex: approvals.batchIndex,
       toolName: approvals.toolName,
       turnDigest: approvals.turnDigest,
@@ -45,6 +49,7 @@ export async function listAuditRows(db: Db, page: { limit: number; before?: numb
     })
     .from(approvals)
     .innerJoin(runs, eq(runs.id, approvals.runId))
+    .leftJoin(user, eq(user.id, approvals.actorId))
     .where(and(auditRowsMatching(page.filter ?? {}), page.before ? lt(approvals.id, page.before) : undefined))
     .orderBy(desc(approvals.id))
     .limit(page.limit);
@@ -68,7 +73,9 @@ function auditRowsMatching(filter: AuditFilter): SQL | undefined {
   };
   return and(
     filter.outcome ? outcome[filter.outcome] : undefined,
-    filter.actor ? ilike(approvals.actor, containing(filter.actor)) : undefined,
+    filter.actor
+      ? or(ilike(approvals.actor, containing(filter.actor)), ilike(user.email, containing(filter.actor)))
+      : undefined,
     filter.tool ? eq(approvals.toolName, filter.tool) : undefined,
     filter.run
       ? or(ilike(runs.name, containing(filter.run)), idStartsWith(approvals.runId, filter.run))

@@ -5,6 +5,16 @@ import { type RunStatus, runs, steps } from "../schema";
 import { containing, idStartsWith } from "./text-match";
 
 /**
+ * The start of the starter's name, one character longer than a name may be
+ * (MAX_PERSON_NAME_LENGTH, lib/runtime/person-name.ts): a name stored before
+ * names were limited can be megabytes; lib/server cuts the rest with capPersonName.
+ */
+export const NAME_HEAD_LENGTH = 101;
+const startedByNameHead = sql<
+  string | null
+>`left(${runs.startedByName}, ${sql.raw(String(NAME_HEAD_LENGTH))})`;
+
+/**
  * Where a page starts: after the row with this time (the database's own text
  * of it, to the microsecond; a JavaScript Date would round it and skip rows)
  * and id.
@@ -49,7 +59,7 @@ export async function listWaitingRuns(
       id: runs.id,
       name: runs.name,
       waitingSince: runs.waitingSince,
-      startedByName: runs.startedByName,
+      startedByName: startedByNameHead,
       cursorTime: sql<string | null>`${runs.waitingSince}::text`,
       schemaVersion: sql<unknown>`${runs.state}->'schemaVersion'`,
       stepIndex: sql<unknown>`${runs.state}->'stepIndex'`,
@@ -92,7 +102,7 @@ export async function listRuns(
       id: runs.id,
       name: runs.name,
       status: runs.status,
-      startedByName: runs.startedByName,
+      startedByName: startedByNameHead,
       createdAt: runs.createdAt,
       finishedAt: runs.finishedAt,
       modelCalls: runs.modelCalls,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { personNameSchema } from "@/lib/runtime";
 import { ROLES } from "@/lib/server/auth/roles";
 
 // What the admin page's server actions and the account routes (which the CLI uses with --server)
@@ -10,7 +11,7 @@ const roleSchema = z.enum(ROLES);
 export const addUserSchema = z
   .object({
     email: z.email("enter an email address"),
-    name: z.string().trim().min(1, "name the person").max(100),
+    name: personNameSchema,
     role: roleSchema,
     password: z.string().min(8, "use at least 8 characters").max(200),
   })

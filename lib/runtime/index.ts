@@ -71,6 +71,8 @@ export type {
 export { buildPreamble, PREAMBLE_VERSION } from "./model/preamble";
 export { createScriptedModel, ScriptExhaustedError, type ScriptedTurn } from "./model/scripted-model";
 export { ownRecordSchema } from "./own-record-schema";
+export { capPersonName, MAX_PERSON_NAME_LENGTH } from "./person-name";
+export { personNameSchema } from "./person-name-schema";
 export { type BatchPlanning, planBatch } from "./plan-batch";
 export { type PreflightedCall, preflightCall } from "./preflight";
 export { StepAuditError } from "./run/execute-call";

@@ -2,8 +2,14 @@ import "server-only";
 import { stringify } from "csv-stringify/sync";
 import type { Db } from "@/db/client";
 import { type AuditFilter, listAuditRows } from "@/db/repositories/audit-queries";
+import { capPersonName } from "@/lib/runtime";
 
 export type AuditEntry = Awaited<ReturnType<typeof listAuditRows>>[number];
+
+/** Rows as they are shown: a name recorded before names were limited is cut. */
+async function listShownAuditRows(db: Db, page: Parameters<typeof listAuditRows>[1]): Promise<AuditEntry[]> {
+  return (await listAuditRows(db, page)).map((row) => ({ ...row, actor: capPersonName(row.actor) }));
+}
 
 /** A page of the audit: newest first, and the id to pass as `before` for the next page. */
 export interface AuditPage {
@@ -18,7 +24,7 @@ export async function listAuditPage(
   db: Db,
   page: { limit: number; before?: number; filter: AuditFilter },
 ): Promise<AuditPage> {
-  const rows = await listAuditRows(db, { ...page, limit: page.limit + 1 });
+  const rows = await listShownAuditRows(db, { ...page, limit: page.limit + 1 });
   const items = rows.slice(0, page.limit).map((row) => ({ ...row, decidedAt: row.decidedAt.toISOString() }));
   return { items, nextBefore: rows.length > page.limit ? (items.at(-1)?.id ?? null) : null };
 }
@@ -29,6 +35,7 @@ const CSV_COLUMNS = [
   "outcome",
   "scope",
   "actor",
+  "actorEmail",
   "actorId",
   "runId",
   "runName",
@@ -49,7 +56,7 @@ const CSV_COLUMNS = [
  * run as a formula when the file is opened.
  */
 export async function exportAuditCsv(db: Db, filter: AuditFilter): Promise<string> {
-  const rows = await listAuditRows(db, { limit: AUDIT_CSV_MAX_ROWS, filter });
+  const rows = await listShownAuditRows(db, { limit: AUDIT_CSV_MAX_ROWS, filter });
   return stringify(
     rows.map((row) => ({ ...row, decidedAt: row.decidedAt.toISOString() })),
     {

@@ -7,7 +7,7 @@ import {
   type RowCursor,
 } from "@/db/repositories/run-queries";
 import type { InboxItem, InboxPage } from "@/lib/queries/inbox-item";
-import { decodePendingOfState, UnreadableStateError } from "@/lib/runtime";
+import { capPersonName, decodePendingOfState, UnreadableStateError } from "@/lib/runtime";
 import { encodePageCursor } from "./page-cursor";
 
 /** The inbox's page size when a request names none. */
@@ -33,7 +33,7 @@ export async function listInbox(
     const base = {
       runId: row.id,
       name: row.name,
-      startedBy: row.startedByName,
+      startedBy: row.startedByName === null ? null : capPersonName(row.startedByName),
       waitingSince: row.waitingSince?.toISOString() ?? null,
     };
     try {

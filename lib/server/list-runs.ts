@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "@/db/client";
 import { countRuns, listRuns, type RowCursor, type RunListFilter } from "@/db/repositories/run-queries";
+import { capPersonName } from "@/lib/runtime";
 import { encodePageCursor } from "./page-cursor";
 
 /** One row of the runs list. */
@@ -37,7 +38,7 @@ export async function listRunsPage(
       id: row.id,
       name: row.name,
       status: row.status,
-      startedBy: row.startedByName,
+      startedBy: row.startedByName === null ? null : capPersonName(row.startedByName),
       createdAt: row.createdAt.toISOString(),
       finishedAt: row.finishedAt?.toISOString() ?? null,
       steps: Number(row.steps),

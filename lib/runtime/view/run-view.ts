@@ -9,6 +9,7 @@
  */
 import type { StoredRunEvent } from "../events/run-events";
 import type { CompletionRecord } from "../model/model";
+import { capPersonName } from "../person-name";
 import type { CallStatus, PendingTurn, RunError, RunStatus, StepMetrics } from "../run/run-types";
 import type { ToolAllowance } from "../run/tool-allowances";
 import type { Limits, Plan, ResourceClass } from "../types";
@@ -168,7 +169,9 @@ function applyEvent(view: RunView, event: StoredRunEvent): RunView {
   switch (event.type) {
     case "run_started": {
       const { name, limits, startedBy, mcpServers } = event.payload;
-      return { ...view, name, limits, startedBy, mcpServers, status: "RUNNING" };
+      // A starter's name recorded before names were limited is shown cut.
+      const starter = startedBy && { ...startedBy, name: capPersonName(startedBy.name) };
+      return { ...view, name, limits, startedBy: starter, mcpServers, status: "RUNNING" };
     }
     case "step_planned": {
       const { stepIndex, text, plan, metrics, calls, modelCalls, completion } = event.payload;

@@ -3,11 +3,13 @@ import { randomBytes } from "node:crypto";
 import { apiKey } from "@better-auth/api-key";
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { APIError } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
 import { admin } from "better-auth/plugins";
 import { eq } from "drizzle-orm";
 import { type Db, getDatabase } from "@/db/client";
 import { account, apikey, appSettings, session, user, verification } from "@/db/schema";
+import { personNameSchema } from "@/lib/runtime";
 
 /** API tokens start with this, so a leaked one is recognisable (and scannable) as ours. */
 export const TOKEN_PREFIX = "tp_";
@@ -31,6 +33,17 @@ export function createAuth(db: Db, secret: string) {
       schema: { user, session, account, verification, apikey },
     }),
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 8 },
+    // Every path that writes a user (an admin adding one, the first administrator, the CLI,
+    // the account's own /api/auth/update-user, a sign-up were it on) goes through these.
+    databaseHooks: {
+      user: {
+        create: { before: async (data) => ({ data: { ...data, name: checkPersonName(data.name) } }) },
+        update: {
+          before: async (data) =>
+            data.name === undefined ? undefined : { data: { ...data, name: checkPersonName(data.name) } },
+        },
+      },
+    },
     rateLimit: {
       enabled: true,
       storage: "memory",
@@ -59,6 +72,15 @@ export function createAuth(db: Db, secret: string) {
 }
 
 export type Auth = ReturnType<typeof createAuth>;
+
+/** A person's name as {@link personNameSchema} normalises it, or a 400 naming the field. */
+function checkPersonName(name: unknown): string {
+  const parsed = personNameSchema.safeParse(name);
+  if (parsed.success) return parsed.data;
+  throw new APIError("BAD_REQUEST", {
+    message: `name: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
+  });
+}
 
 /**
  * better-auth endpoints nobody may call over HTTP. Impersonation: an admin

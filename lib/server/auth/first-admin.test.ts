@@ -18,6 +18,19 @@ afterAll(async () => {
 });
 
 describe(`first administrator (${testDriverName})`, () => {
+  it("is refused a name with a NUL (400, naming the field), and nothing is created", async () => {
+    const handle = handles[0] as DatabaseHandle;
+    const auth = createAuth(handle.db, "test-secret-0123456789abcdef");
+    await expect(
+      createFirstAdmin(auth, handle.db, {
+        email: "nul@example.com",
+        name: "Ada\u0000",
+        password: "first-admin-password",
+      }),
+    ).rejects.toMatchObject({ code: "invalid_request", message: expect.stringContaining("name") });
+    expect(await countUsers(handle.db)).toBe(0);
+  });
+
   it("10 submissions at once on an empty database make exactly one admin", async () => {
     const auths = handles.map((handle) => ({
       auth: createAuth(handle.db, "test-secret-0123456789abcdef"),

@@ -1,4 +1,5 @@
 import "server-only";
+import { capPersonName } from "@/lib/runtime";
 import { type Auth, getAuth } from "./auth";
 import { isRole, lesserRole, type Role } from "./roles";
 import { readTokenRole } from "./token-metadata";
@@ -6,6 +7,7 @@ import { readTokenRole } from "./token-metadata";
 /** Who a request comes from, as the server established it: never taken from the request body. */
 export interface Identity {
   userId: string;
+  /** The person's display name, at most MAX_PERSON_NAME_LENGTH characters (older names are cut). */
   name: string;
   email: string;
   role: Role;
@@ -31,7 +33,7 @@ export async function readIdentity(headers: Headers, auth?: Auth): Promise<Ident
   if (!found || found.user.banned) return null;
   return {
     userId: found.user.id,
-    name: found.user.name,
+    name: capPersonName(found.user.name),
     email: found.user.email,
     role: isRole(found.user.role) ? found.user.role : "viewer",
     personRole: isRole(found.user.role) ? found.user.role : "viewer",
@@ -56,7 +58,7 @@ async function readTokenIdentity(auth: Auth, key: string): Promise<Identity | nu
   const tokenRole = readTokenRole(verified.key.metadata) ?? "viewer";
   return {
     userId: owner.id,
-    name: owner.name,
+    name: capPersonName(owner.name),
     email: owner.email,
     role: lesserRole(ownerRole, tokenRole),
     personRole: ownerRole,

@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { MAX_PERSON_NAME_LENGTH } from "./person-name";
+
+// Control characters (NUL among them), invisible formatting (bidirectional overrides, zero-width
+// joiners), unpaired surrogates and line or paragraph separators: nothing a name needs, and each
+// can make a name look like another or break what stores and shows it.
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Zl}\p{Zp}]/u;
+
+/**
+ * A person's display name, the same on every path that sets one (sign-up,
+ * the account's own update, an admin adding someone, the CLI, the first
+ * administrator): trimmed, not empty, at most {@link MAX_PERSON_NAME_LENGTH}
+ * characters, printable. Its length is checked before anything else reads it.
+ */
+export const personNameSchema = z
+  .string()
+  .max(MAX_PERSON_NAME_LENGTH * 4, `at most ${MAX_PERSON_NAME_LENGTH} characters`)
+  .trim()
+  .min(1, "name the person")
+  .max(MAX_PERSON_NAME_LENGTH, `at most ${MAX_PERSON_NAME_LENGTH} characters`)
+  .refine((name) => !UNPRINTABLE.test(name), "only printable characters (no control or invisible ones)");
