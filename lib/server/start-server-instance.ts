@@ -3,6 +3,7 @@ import { getDatabase } from "@/db/client";
 import { FolderInUseError } from "@/db/folder-in-use-error";
 import { seedAdminFromEnv } from "./auth/accounts";
 import { getAuth } from "./auth/auth";
+import { readTrustedProxyHops, stampPeerAddresses } from "./auth/client-address";
 import { startServerBackgroundWork } from "./get-run-service";
 import { startLoopbackMetrics } from "./metrics/loopback-listener";
 import { startTracing } from "./start-tracing";
@@ -19,6 +20,9 @@ import { startTracing } from "./start-tracing";
  * stops it at once: it could never serve from that folder.
  */
 export async function startServerInstance(): Promise<void> {
+  // Before any request: sign-in limits key on the socket's address, which only the server knows.
+  stampPeerAddresses();
+  readTrustedProxyHops(); // a PLAYGROUND_TRUSTED_PROXY that is not a number stops the start, said plainly
   // First, so every span from here on is exported (when an OTLP endpoint is configured).
   startTracing();
   try {

@@ -10,6 +10,7 @@ import { eq } from "drizzle-orm";
 import { type Db, getDatabase } from "@/db/client";
 import { account, apikey, appSettings, session, user, verification } from "@/db/schema";
 import { personNameSchema } from "@/lib/runtime";
+import { CLIENT_ADDRESS_HEADER } from "./client-address";
 
 /** API tokens start with this, so a leaked one is recognisable (and scannable) as ours. */
 export const TOKEN_PREFIX = "tp_";
@@ -18,7 +19,8 @@ export const TOKEN_PREFIX = "tp_";
  * Sign-in, sessions and API tokens (better-auth) on the app's own database.
  * Users are created by an admin or at first start, never by signing up.
  * Sign-in is rate limited per address (10 attempts a minute, in each
- * instance's memory). Passwords are hashed with scrypt; tokens are stored as
+ * instance's memory; the address is the socket's unless PLAYGROUND_TRUSTED_PROXY
+ * says a proxy sits in front) and per account (app/api/auth/[...all]/route.ts). Passwords are hashed with scrypt; tokens are stored as
  * SHA-256 hashes.
  */
 export function createAuth(db: Db, secret: string) {
@@ -50,6 +52,9 @@ export function createAuth(db: Db, secret: string) {
       customRules: { "/sign-in/email": { window: 60, max: 10 } },
     },
     advanced: {
+      // The per-address limit keys on the address the /api/auth route establishes (the socket's, or
+      // the trusted proxy's view with PLAYGROUND_TRUSTED_PROXY), never on a header the client sets.
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
       // Secure cookies need https; a deployment behind TLS says so with an https BETTER_AUTH_URL.
       useSecureCookies: process.env.BETTER_AUTH_URL?.startsWith("https://") ?? false,
     },

@@ -1,16 +1,74 @@
 import { toNextJsHandler } from "better-auth/next-js";
 import { getAuth, isDisabledAuthPath } from "@/lib/server/auth/auth";
+import {
+  CLIENT_ADDRESS_HEADER,
+  PEER_ADDRESS_HEADER,
+  readClientAddress,
+  readTrustedProxyHops,
+} from "@/lib/server/auth/client-address";
+import { getAccountAttemptLimiter } from "@/lib/server/auth/sign-in-limits";
 
 // better-auth's own endpoints (sign in, sign out, session): rate limited, and they check the origin themselves.
 // The ones the app does not offer (API keys, impersonation) answer 404 in every spelling of their path.
 export async function GET(request: Request) {
   if (isDisabledAuthPath(request.url)) return notFound();
-  return toNextJsHandler(await getAuth()).GET(request);
+  return toNextJsHandler(await getAuth()).GET(withClientAddress(request));
 }
 
 export async function POST(request: Request) {
   if (isDisabledAuthPath(request.url)) return notFound();
-  return toNextJsHandler(await getAuth()).POST(request);
+  const handle = async (forwarded: Request) => toNextJsHandler(await getAuth()).POST(forwarded);
+  if (new URL(request.url).pathname.replace(/\/+$/, "").endsWith("/sign-in/email")) {
+    return signInWithAccountLimit(withClientAddress(request), handle);
+  }
+  return handle(withClientAddress(request));
+}
+
+/**
+ * The request with the address better-auth's per-address limit keys on, as
+ * the server established it (lib/server/auth/client-address.ts): the socket's,
+ * or with PLAYGROUND_TRUSTED_PROXY the one the proxy saw. Whatever the client
+ * sent under that name is dropped.
+ */
+function withClientAddress(request: Request): Request {
+  const headers = new Headers(request.headers);
+  headers.delete(CLIENT_ADDRESS_HEADER);
+  const address = readClientAddress(request.headers, readTrustedProxyHops());
+  if (address) headers.set(CLIENT_ADDRESS_HEADER, address);
+  headers.delete(PEER_ADDRESS_HEADER);
+  return new Request(request, { headers });
+}
+
+/**
+ * Sign-in limited per account too, from any number of addresses: each
+ * attempt counts against its email, and one that succeeds is given back.
+ */
+async function signInWithAccountLimit(
+  request: Request,
+  handle: (request: Request) => Promise<Response>,
+): Promise<Response> {
+  const email = await readEmail(request.clone());
+  if (email === null) return handle(request);
+  const limiter = getAccountAttemptLimiter();
+  const taken = limiter.take(email);
+  if (!taken.allowed) {
+    return Response.json(
+      { code: "TOO_MANY_ATTEMPTS", message: "Too many sign-in attempts for this account: try again later." },
+      { status: 429, headers: { "retry-after": String(taken.retryAfterSeconds) } },
+    );
+  }
+  const response = await handle(request);
+  if (response.ok) limiter.giveBack(email);
+  return response;
+}
+
+async function readEmail(request: Request): Promise<string | null> {
+  try {
+    const body = (await request.json()) as { email?: unknown };
+    return typeof body.email === "string" ? body.email.trim().toLowerCase() : null;
+  } catch {
+    return null; // better-auth answers a body it cannot read
+  }
 }
 
 function notFound(): Response {
