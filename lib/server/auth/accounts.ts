@@ -2,7 +2,7 @@ import "server-only";
 import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { apikey, user } from "@/db/schema";
-import { RuntimeError } from "@/lib/runtime";
+import { capPersonName, RuntimeError } from "@/lib/runtime";
 import { type Auth, createAuth } from "./auth";
 import { hasRole, isRole, type Role } from "./roles";
 import { readTokenRole } from "./token-metadata";
@@ -52,7 +52,7 @@ export async function listUsers(db: Db): Promise<UserSummary[]> {
   return rows.map((row) => ({
     id: row.id,
     email: row.email,
-    name: row.name,
+    name: capPersonName(row.name), // a name stored before names were limited is listed cut
     role: isRole(row.role) ? row.role : "viewer",
     createdAt: row.createdAt.toISOString(),
   }));

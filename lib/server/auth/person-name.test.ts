@@ -169,5 +169,19 @@ describe("a name stored before names were limited", () => {
     }
     const view = await service.loadView(runId);
     expect(view?.startedBy?.name.length).toBeLessThanOrEqual(100);
+
+    await (await getDatabase()).db
+      .update(user)
+      .set({ name: HUGE })
+      .where(eq(user.id, accounts.operator.userId));
+    const { listUsers } = await import("./accounts");
+    const listed = (await listUsers((await getDatabase()).db)).find(
+      (row) => row.email === accounts.operator.email,
+    );
+    expect(listed?.name.length).toBeLessThanOrEqual(100);
+    const { readIdentity } = await import("./identity");
+    expect((await readIdentity(new Headers(accounts.operator.headers)))?.name.length).toBeLessThanOrEqual(
+      100,
+    );
   });
 });
