@@ -1,4 +1,6 @@
 import "server-only";
+import { Server as HttpServer } from "node:http";
+import { Server as HttpsServer } from "node:https";
 import { getDatabase } from "@/db/client";
 import { FolderInUseError } from "@/db/folder-in-use-error";
 import { seedAdminFromEnv } from "./auth/accounts";
@@ -21,7 +23,8 @@ import { startTracing } from "./start-tracing";
  */
 export async function startServerInstance(): Promise<void> {
   // Before any request: sign-in limits key on the socket's address, which only the server knows.
-  stampPeerAddresses();
+  stampPeerAddresses(HttpServer);
+  stampPeerAddresses(HttpsServer); // `next start --experimental-https`, `next dev --experimental-https`
   readTrustedProxyHops(); // a PLAYGROUND_TRUSTED_PROXY that is not a number stops the start, said plainly
   // First, so every span from here on is exported (when an OTLP endpoint is configured).
   startTracing();

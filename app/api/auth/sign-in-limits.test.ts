@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest } from "node:http";
+import { createServer, request as httpRequest, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { PEER_ADDRESS_HEADER, stampPeerAddresses } from "@/lib/server/auth/client-address";
@@ -113,7 +113,7 @@ describe("the per-account sign-in limit", () => {
 
 describe("the socket's address", () => {
   it("is stamped on each request by the server, replacing whatever the client sent under its name", async () => {
-    stampPeerAddresses();
+    stampPeerAddresses(Server);
     const server = createServer((request, response) => {
       response.end(String(request.headers[PEER_ADDRESS_HEADER]));
     });

@@ -1,5 +1,4 @@
 import type { IncomingMessage, Server } from "node:http";
-import { Server as HttpServer } from "node:http";
 
 /**
  * The socket's remote address, stamped on every request by the server itself
@@ -58,7 +57,7 @@ const STAMPED = Symbol.for("tool-playground.peer-address-stamped");
  * that runs instrumentation.ts, so wrapping `emit` there reaches its requests
  * before Next builds the route handler's `Request`. Idempotent.
  */
-export function stampPeerAddresses(serverClass: typeof Server = HttpServer): void {
+export function stampPeerAddresses(serverClass: { prototype: Server }): void {
   const prototype = serverClass.prototype as Server & { [STAMPED]?: true };
   if (prototype[STAMPED]) return;
   const emit = prototype.emit;
