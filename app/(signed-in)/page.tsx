@@ -2,6 +2,7 @@ import { McpServersPanel } from "@/components/playground/mcp-servers-panel";
 import { Playground } from "@/components/playground/playground";
 import { RecentRuns } from "@/components/playground/recent-runs";
 import { runIdSchema } from "@/lib/http/request-schemas";
+import { requirePageIdentity } from "@/lib/http/require-page-identity";
 import { findPreset, SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { getModelEndpoints } from "@/lib/server/get-model-endpoints";
 import { getRunService } from "@/lib/server/get-run-service";
@@ -16,6 +17,7 @@ export default async function PlaygroundPage({
 }: {
   searchParams: Promise<{ preset?: string | string[]; from?: string | string[] }>;
 }) {
+  await requirePageIdentity();
   const { preset, from } = await searchParams;
   const requested = typeof preset === "string" ? findPreset(preset) : undefined;
   const presetId = (requested ?? SCENARIO_PRESETS[0])?.id ?? "";

@@ -1,17 +1,14 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
-import { redirect } from "next/navigation";
 import { TokensPanel } from "@/components/admin/tokens-panel";
 import { getDatabase } from "@/db/client";
+import { requirePageIdentity } from "@/lib/http/require-page-identity";
 import { listTokens } from "@/lib/server/auth/accounts";
-import { readIdentity } from "@/lib/server/auth/identity";
 
 export const metadata: Metadata = { title: "Your tokens · Tool Playground" };
 
 /** Anyone signed in: their own API tokens, with a role no higher than theirs. */
 export default async function AccountPage() {
-  const identity = await readIdentity(await headers());
-  if (!identity) redirect("/sign-in");
+  const identity = await requirePageIdentity();
   const tokens = (await listTokens((await getDatabase()).db)).filter(
     (token) => token.ownerEmail === identity.email,
   );

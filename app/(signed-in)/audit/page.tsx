@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { AuditList } from "@/components/audit/audit-list";
 import { auditFilterOf, auditQuerySchema } from "@/lib/http/list-queries";
+import { requirePageIdentity } from "@/lib/http/require-page-identity";
 import { getRunService } from "@/lib/server/get-run-service";
 import { readListQuery } from "@/lib/server/read-list-query";
 
@@ -13,6 +14,7 @@ export default async function AuditRoute({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
+  await requirePageIdentity();
   const { query, problem } = readListQuery(auditQuerySchema, await searchParams);
   const page = await (await getRunService()).listAudit({
     limit: query.limit,

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ComparePage } from "@/components/compare/compare-page";
 import { runIdSchema } from "@/lib/http/request-schemas";
+import { requirePageIdentity } from "@/lib/http/require-page-identity";
 import { getRunService } from "@/lib/server/get-run-service";
 
 export const metadata: Metadata = { title: "Compare · Tool Playground" };
@@ -12,6 +13,7 @@ export default async function CompareRoute({
 }: {
   searchParams: Promise<{ runs?: string | string[] }>;
 }) {
+  await requirePageIdentity();
   const { runs } = await searchParams;
   const ids = typeof runs === "string" ? runs.split(",") : [];
   if (ids.length !== 2 || !ids.every((id) => runIdSchema.safeParse(id).success)) notFound();

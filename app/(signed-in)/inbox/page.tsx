@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { InboxPage } from "@/components/inbox/inbox-page";
 import { inboxFilterOf, inboxQuerySchema } from "@/lib/http/list-queries";
+import { requirePageIdentity } from "@/lib/http/require-page-identity";
 import { getRunService } from "@/lib/server/get-run-service";
 import { readListQuery } from "@/lib/server/read-list-query";
 
@@ -14,6 +15,7 @@ export default async function InboxRoute({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
+  await requirePageIdentity();
   const { query } = readListQuery(inboxQuerySchema, await searchParams);
   const firstPage = await (await getRunService()).listInbox({ filter: inboxFilterOf(query) });
   return (

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { RunsList } from "@/components/runs/runs-list";
 import { runListQuerySchema } from "@/lib/http/list-queries";
+import { requirePageIdentity } from "@/lib/http/require-page-identity";
 import { getRunService } from "@/lib/server/get-run-service";
 import { decodePageCursor } from "@/lib/server/page-cursor";
 import { readListQuery } from "@/lib/server/read-list-query";
@@ -14,6 +15,7 @@ export default async function RunsRoute({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
+  await requirePageIdentity();
   const { query, problem } = readListQuery(runListQuerySchema, await searchParams);
   const after = query.after ? decodePageCursor(query.after) : null;
   const page = await (await getRunService()).listRuns({

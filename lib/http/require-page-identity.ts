@@ -1,0 +1,28 @@
+import "server-only";
+import { headers } from "next/headers";
+import { notFound, redirect } from "next/navigation";
+import { cache } from "react";
+import { getDatabase } from "@/db/client";
+import { countUsers } from "@/lib/server/auth/accounts";
+import { type Identity, readIdentity } from "@/lib/server/auth/identity";
+import { hasRole, type Role } from "@/lib/server/auth/roles";
+
+/** One read of the request's identity per render: the layout and the page share it. */
+const readRequestIdentity = cache(async (): Promise<Identity | null> => readIdentity(await headers()));
+
+/**
+ * The first line of every signed-in page (and its layout), before it reads
+ * anything: without an identity the request is redirected (to `/setup` on a
+ * fresh database, else `/sign-in`), and an identity holding less than `role`
+ * gets the not-found page. A layout's check alone is not enough: Next renders
+ * a page beside its layout, so a page that reads before checking sends what
+ * it read along with the layout's redirect (docs/security.md).
+ */
+export async function requirePageIdentity(role: Role = "viewer"): Promise<Identity> {
+  const identity = await readRequestIdentity();
+  if (!identity) {
+    redirect((await countUsers((await getDatabase()).db)) === 0 ? "/setup" : "/sign-in");
+  }
+  if (!hasRole(identity.role, role)) notFound();
+  return identity;
+}
