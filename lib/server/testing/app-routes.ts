@@ -26,26 +26,47 @@ function routePathOf(file: string): string {
   return `/${segments.join("/")}`;
 }
 
-/** Every page (`page.tsx`) as its URL path pattern, e.g. `/`, `/runs/[id]`. */
-export function listPageRoutes(): string[] {
+/** Every page (`page.tsx`): its URL path pattern (e.g. `/`, `/runs/[id]`) and its file. */
+export function listPageFiles(): { path: string; file: string }[] {
   return listFiles(APP_FOLDER)
     .filter((file) => /^page\.(tsx|ts|jsx|js)$/.test(path.basename(file)))
-    .map(routePathOf)
-    .sort();
+    .map((file) => ({ path: routePathOf(file), file }))
+    .sort((first, second) => first.path.localeCompare(second.path));
 }
 
-/** Every route handler (`route.ts`) as its URL path pattern, with the methods it exports. */
-export function listRouteHandlers(): { path: string; methods: string[] }[] {
+/** Every page's URL path pattern, e.g. `/`, `/runs/[id]`. */
+export function listPageRoutes(): string[] {
+  return listPageFiles().map((page) => page.path);
+}
+
+const METHODS = "GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS";
+
+/** Every route handler (`route.ts`): its URL path pattern, its file and the methods it exports. */
+export function listRouteHandlers(): { path: string; file: string; methods: string[] }[] {
   return listFiles(APP_FOLDER)
     .filter((file) => /^route\.(ts|js)$/.test(path.basename(file)))
-    .map((file) => ({
-      path: routePathOf(file),
-      methods: [
-        ...readFileSync(file, "utf8").matchAll(
-          /export\s+(?:async\s+function|const|function)\s+(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\b/g,
+    .map((file) => {
+      const text = readFileSync(file, "utf8");
+      const declared = [
+        ...text.matchAll(
+          new RegExp(`export\\s+(?:async\\s+function|const|function)\\s+(${METHODS})\\b`, "g"),
         ),
-      ].map((match) => match[1] ?? ""),
-    }))
+      ].map((match) => match[1] ?? "");
+      // `export { GET } from "../route"` and `export { GET, POST }`.
+      const reexported = [...text.matchAll(/export\s*\{([^}]*)\}/g)].flatMap((match) =>
+        (match[1] ?? "")
+          .split(",")
+          .map(
+            (name) =>
+              name
+                .trim()
+                .split(/\s+as\s+/)
+                .pop() ?? "",
+          )
+          .filter((name) => new RegExp(`^(${METHODS})$`).test(name)),
+      );
+      return { path: routePathOf(file), file, methods: [...declared, ...reexported].sort() };
+    })
     .sort((first, second) => first.path.localeCompare(second.path));
 }
 
@@ -57,7 +78,7 @@ export function listServerActions(): { file: string; name: string }[] {
       const text = readFileSync(file, "utf8");
       if (!/^\s*["']use server["'];?/.test(text)) return [];
       return [...text.matchAll(/export\s+async\s+function\s+(\w+)/g)].map((match) => ({
-        file: path.relative(process.cwd(), file),
+        file,
         name: match[1] ?? "",
       }));
     })
