@@ -1,30 +1,11 @@
-const isDev = process.env.NODE_ENV !== "production";
-
 /**
- * The Content-Security-Policy every page runs under. Next's pages carry
- * inline bootstrap scripts and React's inline styles, hence 'unsafe-inline'.
- * The playground checks a scenario as you type with the server's own schema,
- * and Ajv compiles custom tools' JSON Schemas into functions, hence
- * 'unsafe-eval' (a validator that interprets schemas would remove it).
- * Everything else (scripts, streams, fetches) comes from this origin only,
- * and no other site may frame the app. `next dev` also talks to its reload
- * socket.
+ * Pages get their Content-Security-Policy from proxy.ts, with a nonce of their
+ * own (lib/http/content-security-policy.ts). API responses are data, never
+ * run as a page: nothing may load from them or frame them.
  */
-const contentSecurityPolicy = [
-  "default-src 'self'",
-  "script-src 'self' 'unsafe-inline' 'unsafe-eval'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  `connect-src 'self'${isDev ? " ws: wss:" : ""}`,
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+const apiContentSecurityPolicy = "default-src 'none'; frame-ancestors 'none'";
 
 const securityHeaders = [
-  { key: "Content-Security-Policy", value: contentSecurityPolicy },
   { key: "X-Content-Type-Options", value: "nosniff" },
   { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
   { key: "X-Frame-Options", value: "DENY" },
@@ -55,7 +36,13 @@ const nextConfig = {
     serverActions: { bodySizeLimit: "5mb" },
   },
   async headers() {
-    return [{ source: "/:path*", headers: securityHeaders }];
+    return [
+      { source: "/:path*", headers: securityHeaders },
+      {
+        source: "/api/:path*",
+        headers: [{ key: "Content-Security-Policy", value: apiContentSecurityPolicy }],
+      },
+    ];
   },
 };
 

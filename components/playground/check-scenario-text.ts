@@ -21,7 +21,9 @@ export function checkScenarioText(text: string): ScenarioTextCheck {
     value !== null && typeof value === "object" && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : null;
-  const result = validateScenario(value);
+  // Everything but compiling custom tools' schemas, which the page's CSP forbids (no eval): the server
+  // compiles them when the run starts and refuses one that does not compile, by its path.
+  const result = validateScenario(value, { compileSchemas: false });
   return result.ok
     ? { ok: true, scenario: result.scenario, document: document ?? {} }
     : { ok: false, issues: result.issues, document };

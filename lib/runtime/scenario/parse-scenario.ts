@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { RuntimeError } from "../errors";
 import { findJsonValueProblem, MAX_JSON_DEPTH, measureJsonDepth } from "../json-limits";
-import { type Scenario, scenarioSchema } from "./scenario-schema";
+import { type Scenario, scenarioSchema, scenarioSchemaWithoutCompiling } from "./scenario-schema";
 
 /** One problem with a scenario, located by its JSON path (`model.turns[0].calls[1].name`). */
 export interface ScenarioIssue {
@@ -43,14 +43,18 @@ function toIssues(error: z.ZodError): ScenarioIssue[] {
  * Returns the scenario with defaults filled in, or every issue found; never throws.
  * First, without recursion: nothing nests deeper than `MAX_JSON_DEPTH` and
  * every string can be stored (no NUL, no unpaired surrogate).
+ * `compileSchemas: false` compiles no custom tool's argument schema (for a
+ * browser page: see `scenarioSchemaWithoutCompiling`).
  */
 export function validateScenario(
   input: unknown,
+  options: { compileSchemas?: boolean } = {},
 ): { ok: true; scenario: Scenario } | { ok: false; issues: ScenarioIssue[] } {
   const problem = findJsonValueProblem(input);
   if (problem)
     return { ok: false, issues: [{ path: formatIssuePath(problem.path), message: problem.message }] };
-  const parsed = scenarioSchema.safeParse(input);
+  const schema = options.compileSchemas === false ? scenarioSchemaWithoutCompiling : scenarioSchema;
+  const parsed = schema.safeParse(input);
   return parsed.success ? { ok: true, scenario: parsed.data } : { ok: false, issues: toIssues(parsed.error) };
 }
 

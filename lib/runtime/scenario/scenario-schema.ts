@@ -93,7 +93,7 @@ export const scenarioDecisionSchema = z
   })
   .strict();
 
-export const scenarioSchema = z
+const scenarioObjectSchema = z
   .object({
     name: z.string().min(1),
     limits: scenarioLimitsSchema.default({}),
@@ -138,10 +138,18 @@ export const scenarioSchema = z
     /** `requireDistinctApprover`: whoever started the run may not approve its gated calls. */
     policy: z.object({ requireDistinctApprover: z.boolean().optional() }).strict().optional(),
   })
-  .strict()
-  // What the runtime will refuse at start must be refused here, with a path:
-  // workspace paths that leave the workspace, and a tool set that cannot be built.
-  .superRefine((scenario, context) => {
+  .strict();
+
+/**
+ * What the runtime will refuse at start must be refused here, with a path:
+ * workspace paths that leave the workspace, and a tool set that cannot be
+ * built. `compileSchemas: false` checks the tool set without compiling its
+ * argument schemas (Ajv compiles them to code, which a page's
+ * Content-Security-Policy forbids): the server compiles them when it starts
+ * the run, and refuses one that does not compile with the same path.
+ */
+const refineScenario =
+  (compileSchemas: boolean) => (scenario: z.infer<typeof scenarioObjectSchema>, context: z.RefinementCtx) => {
     for (const path of Object.keys(scenario.workspace)) {
       try {
         normalizeWorkspacePath(path);
@@ -152,7 +160,7 @@ export const scenarioSchema = z
     const names = scenario.tools.map((tool) => tool.name);
     if (new Set(names).size < names.length) return; // already reported, each by its path
     try {
-      createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals });
+      createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals, compileSchemas });
     } catch (error) {
       const toolName = ToolConfigurationError.isInstance(error) ? error.toolName : "";
       const toolIndex = scenario.tools.findIndex((tool) => tool.name === toolName);
@@ -164,7 +172,11 @@ export const scenarioSchema = z
             : ["tools"];
       context.addIssue({ code: "custom", path, message: messageOf(error) });
     }
-  });
+  };
+
+export const scenarioSchema = scenarioObjectSchema.superRefine(refineScenario(true));
+/** The same checks but compiling no argument schema: for a browser page, which may not run generated code. */
+export const scenarioSchemaWithoutCompiling = scenarioObjectSchema.superRefine(refineScenario(false));
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 

@@ -22,6 +22,13 @@ export interface ToolRegistryOptions {
   tools?: readonly CustomToolDeclaration[];
   /** Approval policy overrides by tool name, for built-in and custom tools alike. */
   approvals?: Readonly<Record<string, "always" | "never">>;
+  /**
+   * False: argument schemas are compiled at the first `validateArguments`, not
+   * now, so a schema that does not compile is not found here (a browser page
+   * checks a scenario this way: Ajv compiles schemas to code, which its
+   * Content-Security-Policy forbids). Default true.
+   */
+  compileSchemas?: boolean;
 }
 
 /** Looks tools up by name. Immutable once created. */
@@ -74,7 +81,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     tools.set(tool.name, Object.freeze({ ...tool }));
   }
   applyApprovalOverrides(tools, options.approvals ?? {});
-  const validators = compileValidators(tools);
+  let validators = options.compileSchemas === false ? null : compileValidators(tools);
 
   return {
     get(name) {
@@ -87,6 +94,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       return tools.get(name)?.effect ?? "NON_IDEMPOTENT_WRITE";
     },
     validateArguments(name, args) {
+      validators ??= compileValidators(tools);
       const validate = validators.get(name);
       if (validate === undefined) {
         return [`tool ${JSON.stringify(name)} is not registered`];
