@@ -27,6 +27,11 @@ const nextConfig = {
     "@opentelemetry/resources",
   ],
   poweredByHeader: false,
+  logging: {
+    // `next dev` prints every server action with its arguments: passwords (first administrator, added
+    // users), reasons, edited arguments, whole scenarios. The app logs what it needs itself (pino).
+    serverFunctions: false,
+  },
   // `next dev` serves its dev resources to localhost only; opened as 127.0.0.1 or [::1]
   // the page would never hydrate (buttons do nothing, nothing says why).
   allowedDevOrigins: ["127.0.0.1", "[::1]"],

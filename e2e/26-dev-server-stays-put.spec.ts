@@ -1,9 +1,9 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import { findFreePort } from "../lib/server/testing/free-port";
+import { copyProject } from "./support/copy-project";
 
 // Reports said: after `npm run dev` starts with an API call as its first request, a run's page (or
 // /sign-in, /setup) reloads dozens of times ("[Fast Refresh] rebuilding", "Compiled in", another GET),
@@ -20,27 +20,10 @@ test.setTimeout(480_000);
 const ADMIN = { email: "admin@dev-server.test", password: "dev-server-password" };
 const WATCH_MS = 8_000;
 
-/** The project's sources (what git knows, as they are now) in a temporary folder, node_modules hard-linked. */
-function copyProject(): string {
-  const copy = path.join(mkdtempSync(path.join(tmpdir(), "dev-server-")), "app");
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  })
-    .split("\0")
-    .filter((file) => file && existsSync(file));
-  for (const file of files) {
-    mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
-    cpSync(file, path.join(copy, file));
-  }
-  execFileSync("cp", ["-al", "node_modules", path.join(copy, "node_modules")]);
-  return copy;
-}
-
 test("the development server serves a run's page once, however the run and its database change", async ({
   browser,
 }) => {
-  const project = copyProject();
+  const project = copyProject("dev-server-");
   const memoryFile = path.join(project, ".data", "memory.jsonl");
   const port = await findFreePort();
   const base = `http://127.0.0.1:${port}`;
