@@ -18,12 +18,33 @@ export async function proxy(request: NextRequest) {
     const refused = await refuseDeepActionBody(request);
     if (refused) return refused;
   }
+  if (isStrangersPageLoad(request)) {
+    // Nothing rendered, so nothing to leak: the page's own check (requirePageIdentity) still
+    // decides for every request that carries credentials, forged or not, and for the client router.
+    const { pathname, search } = request.nextUrl;
+    const next = pathname === "/" && search === "" ? "" : `?next=${encodeURIComponent(pathname + search)}`;
+    return new NextResponse(null, { status: 307, headers: { location: `/sign-in${next}` } });
+  }
   const policy = buildContentSecurityPolicy(createNonce(), process.env.NODE_ENV !== "production");
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("content-security-policy", policy);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("content-security-policy", policy);
   return response;
+}
+
+/** Pages anyone may open: the sign-in and first-administrator set-up. */
+const PUBLIC_PAGES = new Set(["/sign-in", "/setup"]);
+
+/**
+ * A browser's plain page load (not the client router's RSC fetch, which takes the redirect inside
+ * its payload) with no session cookie and no API token, of a page that needs a person.
+ */
+function isStrangersPageLoad(request: NextRequest): boolean {
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  if (request.headers.has("rsc") || PUBLIC_PAGES.has(request.nextUrl.pathname)) return false;
+  if (request.headers.has("authorization")) return false;
+  return !request.cookies.getAll().some((cookie) => cookie.name.endsWith("better-auth.session_token"));
 }
 
 export const config = {
