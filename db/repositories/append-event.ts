@@ -53,6 +53,8 @@ export interface AppendOptions {
   fence: string | null | { claimUnchangedSince: string };
   /** Append nothing while a cancel is pending on the run (`{ cancelPending }` says which). */
   unlessCancelPending?: boolean;
+  /** A further condition on the run (its row is `runs`): nothing is appended unless it holds. */
+  onlyIf?: SQL;
   /** More columns of `runs` to set in the same UPDATE that takes the seqs (say, the status). */
   alsoSet?: SQL;
   /**
@@ -90,6 +92,7 @@ export async function appendEvents(
         : sql` and status = 'WAITING_FOR_APPROVAL' and xmin::text = ${options.fence.claimUnchangedSince}
             and id in (select id from runs where id = ${runId}::uuid for update skip locked)`;
   const unlessCancelled = options.unlessCancelPending ? sql` and cancel_requested is null` : sql``;
+  const onlyIf = options.onlyIf ? sql` and (${options.onlyIf})` : sql``;
   const alsoDo = (options.alsoDo ?? []).map((cte) => sql`, ${cte}`);
   const rows = events.map((event, index) => ({
     n: index + 1,
@@ -100,7 +103,7 @@ export async function appendEvents(
   const result = await executor.execute(sql`
     with bumped as (
       update runs set last_seq = last_seq + ${events.length}, updated_at = now()${options.alsoSet ? sql`, ${options.alsoSet}` : sql``}
-      where id = ${runId}::uuid${fenced}${unlessCancelled}
+      where id = ${runId}::uuid${fenced}${unlessCancelled}${onlyIf}
       returning last_seq, cancel_requested, allowed_tools
     ), inserted as (
       insert into run_events (run_id, seq, type, version, payload)

@@ -6,6 +6,7 @@ import {
   type DecisionRecord,
   decodeLimits,
   decodeToolAllowances,
+  INTERRUPTED_BY_FAILURE,
   LostClaimError,
   type NewRun,
   type NewStep,
@@ -17,9 +18,10 @@ import {
   type StepMetrics,
   type SuspendedState,
   stepPlannedEvent,
+  UnsettledCallsError,
 } from "@/lib/runtime";
 import type { Db } from "../client";
-import { runs, workspaceFiles } from "../schema";
+import { runs, toolCalls, workspaceFiles } from "../schema";
 import { toStorableText } from "../storable-columns";
 import {
   type AppendOptions,
@@ -367,16 +369,35 @@ export function createRunRepository(db: Db): RunStore {
     },
 
     async finishRun(runId, claimToken, status, error: RunError | null) {
-      await appendEvent(
-        db,
-        runId,
-        { type: "run_finished", payload: { status, error } },
-        {
-          fence: claimToken,
-          alsoSet: sql`status = ${status}, error = ${jsonParameter(error)}::jsonb, state = null, finished_at = now(),
-          claim_token = null, lease_expires_at = null, cancel_requested = null`,
-        },
-      );
+      try {
+        await appendEvent(
+          db,
+          runId,
+          { type: "run_finished", payload: { status, error } },
+          {
+            fence: claimToken,
+            // Checked in the statement that ends the run: no run ends past a call with no stored outcome.
+            onlyIf: sql`not exists (select 1 from tool_calls
+              where tool_calls.run_id = ${runId}::uuid and tool_calls.status = 'running')`,
+            alsoSet: sql`status = ${status}, error = ${jsonParameter(error)}::jsonb, state = null, finished_at = now(),
+            claim_token = null, lease_expires_at = null, cancel_requested = null`,
+          },
+        );
+      } catch (refusal) {
+        if (!LostClaimError.isInstance(refusal)) throw refusal;
+        const unsettled = rowsOf<{ step_index: number; batch_index: number }>(
+          await db.execute(sql`
+            select step_index, batch_index from tool_calls join runs on runs.id = tool_calls.run_id
+            where tool_calls.run_id = ${runId}::uuid and tool_calls.status = 'running'
+              and runs.claim_token = ${claimToken} and runs.status = 'RUNNING'
+            order by step_index, batch_index`),
+        );
+        if (unsettled.length === 0) throw refusal;
+        throw new UnsettledCallsError(
+          runId,
+          unsettled.map((row) => `${row.step_index}:${row.batch_index}`),
+        );
+      }
     },
 
     async forceFail(runId, error) {
@@ -389,11 +410,34 @@ export function createRunRepository(db: Db): RunStore {
             .where(and(eq(runs.id, runId), inArray(runs.status, ["RUNNING", "WAITING_FOR_APPROVAL"])))
             .returning({ id: runs.id });
           if (!row) return false;
-          await appendEvent(
+          // A call it started and never settled is settled `interrupted` in the same write.
+          const unsettled = await tx
+            .select({ stepIndex: toolCalls.stepIndex, batchIndex: toolCalls.batchIndex })
+            .from(toolCalls)
+            .where(and(eq(toolCalls.runId, runId), eq(toolCalls.status, "running")))
+            .orderBy(asc(toolCalls.stepIndex), asc(toolCalls.batchIndex));
+          const outcome = { status: "error" as const, result: null, error: INTERRUPTED_BY_FAILURE };
+          await appendEvents(
             tx,
             runId,
-            { type: "run_finished", payload: { status: "FAILED", error } },
-            { fence: null },
+            [
+              ...unsettled.map(({ stepIndex, batchIndex }) => ({
+                type: "call_settled" as const,
+                payload: { stepIndex, batchIndex, ...outcome },
+              })),
+              { type: "run_finished" as const, payload: { status: "FAILED" as const, error } },
+            ],
+            {
+              fence: null,
+              alsoDo: [
+                sql`stamped as (
+                  update tool_calls set status = 'error', error = inserted.payload->'error', settle_seq = inserted.seq
+                  from inserted where inserted.type = 'call_settled'
+                    and tool_calls.run_id = ${runId}::uuid
+                    and tool_calls.step_index = (inserted.payload->>'stepIndex')::int
+                    and tool_calls.batch_index = (inserted.payload->>'batchIndex')::int)`,
+              ],
+            },
           );
           return true;
         });

@@ -75,12 +75,19 @@ export { capPersonName, MAX_PERSON_NAME_LENGTH } from "./person-name";
 export { personNameSchema } from "./person-name-schema";
 export { type BatchPlanning, planBatch } from "./plan-batch";
 export { type PreflightedCall, preflightCall } from "./preflight";
-export { StepAuditError } from "./run/execute-call";
 export type { BarrierAction } from "./run/execute-step";
 export { decodeLimits, UnreadableRunError } from "./run/persisted-schemas";
 export { formatRepairNotice } from "./run/plan-next-step";
 export type { RunEnvironment } from "./run/run-environment";
-export { LostClaimError, RepairExhaustedError } from "./run/run-errors";
+export {
+  isStoreUnavailable,
+  LostClaimError,
+  OutcomeNotStoredError,
+  RepairExhaustedError,
+  StoreUnavailableError,
+  stopsTheWorker,
+  UnsettledCallsError,
+} from "./run/run-errors";
 export { driveRun, type RunStart } from "./run/run-loop";
 export type {
   ApprovalAnnouncement,
@@ -92,7 +99,7 @@ export type {
   RunStore,
   StoredApproval,
 } from "./run/run-store";
-export { APPROVAL_KINDS, decodeApprovalKind } from "./run/run-store";
+export { APPROVAL_KINDS, decodeApprovalKind, INTERRUPTED_BY_FAILURE } from "./run/run-store";
 export type { RunTelemetry } from "./run/run-telemetry";
 export {
   CALL_STATUSES,

@@ -654,29 +654,29 @@ describe("SPEC §5 the coordinator (in memory)", () => {
     });
   });
 
-  describe("fail-closed step audit", () => {
-    it("fails the run with audit_failed when an approved write ran but its record could not be stored", async () => {
+  describe("an outcome that cannot be stored stops the worker (recovery settles the call)", () => {
+    it("stops the worker when an approved write ran but its outcome could not be stored: nothing after it runs, the run does not end", async () => {
       const { runId, pending } = await startWaiting(writeTurn("step audit outage"));
       harness.faults.arm("steps", 1);
 
       expect(await harness.service.decide(runId, approve(pending))).toEqual({
         outcome: "executed",
-        status: "FAILED",
+        status: "RUNNING",
       });
       expect(harness.faults.armed().steps).toBe(0);
+      // Left as a crash leaves it: RUNNING under the lapsing claim, the write's call still running.
       const row = await runRow(runId);
-      expect(row).toMatchObject({ status: "FAILED", claimToken: null });
-      expect(row.error?.code).toBe("audit_failed");
-      // The write did happen; only its record is missing, so nothing after it may run.
+      expect(row).toMatchObject({ status: "RUNNING", error: null });
+      expect(row.claimToken).not.toBeNull();
+      // The write did happen; only its outcome is missing, so nothing after it may run.
       expect(await startsOf(runId, 0)).toBe(1);
       expect(await workspace(runId)).toEqual({ "seed.txt": "seed", "out.txt": "written" });
       expect(await startsOf(runId, 1)).toBe(0);
       expect(await eventsOf(runId, "call_settled")).toEqual([]);
-      const report = await harness.service.getReport(runId);
-      expect(report).toMatchObject({ status: "FAILED", error: { code: "audit_failed" }, modelCalls: 1 });
+      expect(await eventsOf(runId, "run_finished")).toEqual([]);
     });
 
-    it("lets the run go on when an approved read's record could not be stored", async () => {
+    it("stops the worker when an approved read's outcome could not be stored: the run never goes on without it", async () => {
       const { runId, pending } = await startWaiting({
         name: "step audit outage on a read",
         tools: [peekTool],
@@ -685,9 +685,11 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       harness.faults.arm("steps", 1);
       expect(await harness.service.decide(runId, approve(pending))).toEqual({
         outcome: "executed",
-        status: "COMPLETED",
+        status: "RUNNING",
       });
       expect(harness.faults.armed().steps).toBe(0);
+      expect(await eventsOf(runId, "run_finished")).toEqual([]);
+      expect((await runRow(runId)).status).toBe("RUNNING");
     });
   });
 

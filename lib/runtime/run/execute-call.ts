@@ -1,31 +1,12 @@
-import { isWriteEffect } from "../declares-write";
-import { RuntimeError, ToolError } from "../errors";
+import { ToolError } from "../errors";
 import type { RunEvent } from "../events/run-events";
 import type { PreflightedCall } from "../preflight";
 import type { ToolDefinition } from "../tools/tool-definition";
 import type { ToolProgress } from "../tools/workspace";
 import { inSpan } from "../tracing";
 import type { RunEnvironment } from "./run-environment";
-import { LostClaimError } from "./run-errors";
+import { LostClaimError, OutcomeNotStoredError } from "./run-errors";
 import type { CallOutcome, RunError } from "./run-types";
-
-/** A tool ran but its record could not be stored: the run must not go on as if audited. */
-export class StepAuditError extends RuntimeError {
-  static override readonly brand: string = "StepAuditError";
-  declare readonly code: "audit_failed";
-  readonly runId: string;
-  readonly batchIndex: number;
-  constructor(runId: string, call: PreflightedCall, cause: unknown) {
-    super(
-      "audit_failed",
-      // The cause (a driver message, often with SQL) stays in `cause` for the server log, never in the report.
-      `Tool ${call.name} (batchIndex ${call.batchIndex}) ran, but its record could not be stored.`,
-      { cause },
-    );
-    this.runId = runId;
-    this.batchIndex = call.batchIndex;
-  }
-}
 
 /**
  * Stores the outcomes of one step's calls, several in one write: outcomes
@@ -68,9 +49,11 @@ export type SettleCall = ReturnType<typeof createSettleBatcher>;
 
 /**
  * Runs a call whose start is already stored, then stores its outcome. A
- * tool's failure is an `error` outcome, never a throw. A write whose outcome
- * cannot be stored throws {@link StepAuditError} (fail-closed step audit,
- * SPEC §5); a read's is logged and the run goes on.
+ * tool's failure is an `error` outcome, never a throw. An outcome that cannot
+ * be stored, a read's as much as a write's, throws
+ * {@link OutcomeNotStoredError}: the worker stops and recovery settles the
+ * call from what is stored, as after a crash. A run never goes on (or ends)
+ * past a call whose outcome is not stored.
  */
 export async function runStartedCall(
   environment: RunEnvironment,
@@ -105,14 +88,7 @@ export async function runStartedCall(
     await settle(call.batchIndex, outcome);
   } catch (error) {
     if (LostClaimError.isInstance(error)) throw error;
-    if (isWriteEffect(environment.registry.effectFor(call.name))) {
-      throw new StepAuditError(environment.runId, call, error);
-    }
-    environment.log?.("a read call's outcome could not be stored; the run goes on", {
-      runId: environment.runId,
-      batchIndex: call.batchIndex,
-      error: error instanceof Error ? error.message : String(error),
-    });
+    throw new OutcomeNotStoredError(environment.runId, call, error);
   }
   return outcome;
 }

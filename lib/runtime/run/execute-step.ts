@@ -12,7 +12,7 @@ import {
   TOOL_UNVERIFIABLE,
 } from "./execute-call";
 import type { RunEnvironment } from "./run-environment";
-import { LostClaimError } from "./run-errors";
+import { stopsTheWorker } from "./run-errors";
 import type { ApprovalRecord } from "./run-store";
 import type { CallOutcome, PendingTurn, RunError, ShownToolDefinition } from "./run-types";
 import { type StepProgress, SUSPENDED_STATE_VERSION } from "./suspended-state";
@@ -247,7 +247,8 @@ async function startWave(
       },
     );
   } catch (error) {
-    if (approvals.length === 0 || LostClaimError.isInstance(error)) throw error;
+    // A database out of reach is no refusal of the audit: the worker stops, and recovery goes on.
+    if (approvals.length === 0 || stopsTheWorker(error)) throw error;
     throw new RuntimeError(
       "audit_failed",
       `The automatic approval of ${approvals.map((row) => row.toolName).join(", ")} could not be recorded in the audit log, so nothing was executed.`,

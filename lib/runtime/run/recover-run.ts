@@ -7,8 +7,8 @@ import { foldRunEvents } from "../view/run-view";
 import { type BarrierAction, describeEdit, invalidateRemaining } from "./execute-step";
 import { formatRepairNotice } from "./plan-next-step";
 import type { RunEnvironment } from "./run-environment";
-import { LostClaimError } from "./run-errors";
-import { driveRun, failRun } from "./run-loop";
+import { LostClaimError, stopsTheWorker } from "./run-errors";
+import { driveRun, failRun, stopWorker } from "./run-loop";
 import type { RunRecord } from "./run-store";
 import type { CallOutcome, RunStatus } from "./run-types";
 import { decodeSuspendedState, type StepProgress } from "./suspended-state";
@@ -59,6 +59,7 @@ export async function recoverRun(
     return await resumeFromEvents(environment, events, view, options);
   } catch (error) {
     if (LostClaimError.isInstance(error)) return "RUNNING";
+    if (stopsTheWorker(error)) return stopWorker(environment, error);
     return failRun(environment, error);
   }
 }

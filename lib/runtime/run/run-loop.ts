@@ -5,7 +5,7 @@ import { inSpan, runTraceContext } from "../tracing";
 import { type BarrierAction, describeEdit, executeStep, resolveBarrier } from "./execute-step";
 import { type Between, planNextStep } from "./plan-next-step";
 import type { RunEnvironment } from "./run-environment";
-import { LostClaimError, RepairExhaustedError } from "./run-errors";
+import { LostClaimError, RepairExhaustedError, stopsTheWorker, UnsettledCallsError } from "./run-errors";
 import type { RunError, RunStatus } from "./run-types";
 import { computeStepMetrics } from "./step-metrics";
 import type { StepProgress } from "./suspended-state";
@@ -25,8 +25,10 @@ export interface RunStart extends Between {
  * with the next completion; a lone successful `finish` completes the run; a
  * repair is sent back at most `maxRepairAttempts` times in a row. Never
  * throws: a failure ends the run FAILED with the error's code; a lost claim
- * leaves the run to its new holder. Returns the run's status as this worker
- * left it.
+ * leaves the run to its new holder; a write that could not be stored (the
+ * database unreachable, a call's outcome lost) stops this worker, which lets
+ * its lease lapse so that recovery goes on from what is stored, never the
+ * run's end. Returns the run's status as this worker left it.
  */
 export async function driveRun(environment: RunEnvironment, start: RunStart): Promise<RunStatus> {
   // One span per stretch a worker drives, in the run's own trace: a wait for a person is the gap between two.
@@ -46,6 +48,10 @@ export async function driveRun(environment: RunEnvironment, start: RunStart): Pr
         if (LostClaimError.isInstance(error)) {
           span.setAttribute("tool_playground.run.claim_lost", true);
           return "RUNNING";
+        }
+        if (stopsTheWorker(error)) {
+          span.setAttribute("tool_playground.run.worker_stopped", true);
+          return stopWorker(environment, error);
         }
         const status = await failRun(environment, error);
         span.setAttribute("tool_playground.run.status", status);
@@ -235,7 +241,28 @@ async function endRun(environment: RunEnvironment, status: "COMPLETED" | "CANCEL
   return status;
 }
 
-/** Ends the run FAILED with what may be said of the error; the details go to the log. */
+/**
+ * This worker stops driving the run without ending it: something it had to
+ * store could not be. What it has in flight is aborted, and its lease is left
+ * to lapse (it is not renewed any more), so that the recovery sweep takes the
+ * run over from what is stored, as after a crash of this process.
+ */
+export function stopWorker(environment: RunEnvironment, error: unknown): RunStatus {
+  environment.log?.("a write could not be stored; this worker stops and leaves the run to recovery", {
+    runId: environment.runId,
+    cause: describeCause(error),
+  });
+  environment.abortInFlight();
+  return "RUNNING";
+}
+
+/**
+ * Ends the run FAILED with what may be said of the error; the details go to
+ * the log. When that end cannot be stored for want of a database, the run is
+ * left to recovery instead (a passing outage never fails a run); when the
+ * store refuses it because a started call has no outcome, the run is settled
+ * FAILED whoever holds it, those calls `interrupted` (`forceFail`).
+ */
 export async function failRun(environment: RunEnvironment, error: unknown): Promise<RunStatus> {
   // An unexpected error's message may carry SQL or driver details: those go to the log, never into the run.
   const runError: RunError = RuntimeError.isInstance(error)
@@ -244,8 +271,15 @@ export async function failRun(environment: RunEnvironment, error: unknown): Prom
   environment.log?.("run failed", { runId: environment.runId, ...runError, cause: describeCause(error) });
   try {
     await environment.store.finishRun(environment.runId, environment.claimToken, "FAILED", runError);
-  } catch {
-    await environment.store.forceFail(environment.runId, runError);
+  } catch (finishError) {
+    if (stopsTheWorker(finishError)) return stopWorker(environment, finishError);
+    if (!UnsettledCallsError.isInstance(finishError)) {
+      environment.log?.("a failed run could not be finished; failing it whoever holds it", {
+        runId: environment.runId,
+        cause: describeCause(finishError),
+      });
+    }
+    if (!(await environment.store.forceFail(environment.runId, runError))) return "RUNNING";
   }
   return "FAILED";
 }

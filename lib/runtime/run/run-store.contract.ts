@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunEventOf } from "../events/run-events";
-import { LostClaimError } from "./run-errors";
+import { LostClaimError, UnsettledCallsError } from "./run-errors";
 import type { ApprovalRecord, NewRun, NewStep, RunStore } from "./run-store";
 import { SUSPENDED_STATE_VERSION, type SuspendedState } from "./suspended-state";
 
@@ -508,6 +508,52 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
           type: "run_finished",
           payload: { status: "FAILED", error: { code: "boom", message: "it broke" } },
         });
+      }));
+
+    it("refuses to end a run while a call it started has no stored outcome, writing nothing", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        await store.createRun(run);
+        await store.recordStep(run.id, run.claimToken, STEP, 1);
+        await store.startCalls(run.id, run.claimToken, 0, [0], { wave: true });
+        const before = await store.readEvents(run.id, 0);
+        for (const status of ["COMPLETED", "FAILED", "CANCELLED"] as const) {
+          const refusal = await store.finishRun(run.id, run.claimToken, status, null).then(
+            () => null,
+            (error: unknown) => error,
+          );
+          expect(UnsettledCallsError.isInstance(refusal)).toBe(true);
+          expect((refusal as UnsettledCallsError).calls).toEqual(["0:0"]);
+        }
+        expect(await store.getRun(run.id)).toMatchObject({ status: "RUNNING" });
+        expect(await store.readEvents(run.id, 0)).toEqual(before);
+        // A stale holder is told it lost the claim, whatever is running.
+        await expect(store.finishRun(run.id, "stale", "COMPLETED", null)).rejects.toSatisfy(isLostClaim);
+        // Once the outcome is stored the run may end.
+        await store.settleCalls(run.id, run.claimToken, 0, [
+          { batchIndex: 0, outcome: { status: "ok", result: { content: "A" }, error: null } },
+        ]);
+        await store.finishRun(run.id, run.claimToken, "COMPLETED", null);
+        expect(await store.getRun(run.id)).toMatchObject({ status: "COMPLETED" });
+      }));
+
+    it("force-fails a run with a call still running by settling that call interrupted in the same write", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        await store.createRun(run);
+        await store.recordStep(run.id, run.claimToken, STEP, 1);
+        await store.startCalls(run.id, run.claimToken, 0, [0], { wave: true });
+        expect(await store.forceFail(run.id, { code: "unreadable_state", message: "m" })).toBe(true);
+        const events = await store.readEvents(run.id, 0);
+        expect(events.slice(-2)).toMatchObject([
+          {
+            type: "call_settled",
+            payload: { stepIndex: 0, batchIndex: 0, status: "error", error: { code: "interrupted" } },
+          },
+          { type: "run_finished", payload: { status: "FAILED", error: { code: "unreadable_state" } } },
+        ]);
+        expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+        expect(await store.getRun(run.id)).toMatchObject({ status: "FAILED" });
       }));
 
     it("force-fails a running or waiting run whoever holds it, keeping the state; never a finished one", () =>

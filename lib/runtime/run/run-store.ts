@@ -29,6 +29,12 @@ export interface RunRecord {
   version: string;
 }
 
+/** The outcome `forceFail` stores for a call its run had started and never settled. */
+export const INTERRUPTED_BY_FAILURE: RunError = {
+  code: "interrupted",
+  message: "The run failed while this call ran; its outcome is unknown and it was not retried.",
+};
+
 /** The events that announce audit rows, in the write that stores them. */
 export type ApprovalAnnouncement =
   | RunEventOf<"approval_decided">
@@ -230,14 +236,24 @@ export interface RunStore {
   announceExpiringWaits(limit: number): Promise<number>;
   /** Waiting runs whose wait is past its deadline, oldest deadline first, at most `limit`. */
   listExpiredWaits(limit: number): Promise<string[]>;
-  /** RUNNING → a final status; claim cleared; state kept; emits `run_finished`. */
+  /**
+   * RUNNING → a final status; claim cleared; state kept; emits `run_finished`.
+   * Refused with `UnsettledCallsError`, writing nothing, while a call the run
+   * started (`call_started`) has no stored outcome: no run ends past a call
+   * whose outcome was lost.
+   */
   finishRun(
     runId: string,
     claimToken: string,
     status: "COMPLETED" | "FAILED" | "CANCELLED",
     error: RunError | null,
   ): Promise<void>;
-  /** Settles the run FAILED whoever holds it (for states no worker can continue). Never throws. */
+  /**
+   * Settles the run FAILED whoever holds it (for states no worker can
+   * continue). A call it started and never settled is settled in the same
+   * write as `error` {@link INTERRUPTED_BY_FAILURE} (with its `call_settled`):
+   * the run does not end with a call still running. Never throws.
+   */
   forceFail(runId: string, error: RunError): Promise<boolean>;
   /** Reads and clears a cancellation requested while the run is RUNNING. */
   takeCancelRequest(runId: string, claimToken: string): Promise<"turn" | "run" | null>;

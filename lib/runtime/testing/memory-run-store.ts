@@ -14,12 +14,13 @@ import {
   type StoredRunEvent,
   stepPlannedEvent,
 } from "../events/run-events";
-import { LostClaimError } from "../run/run-errors";
+import { LostClaimError, UnsettledCallsError } from "../run/run-errors";
 import {
   APPROVAL_KINDS,
   type ApprovalAnnouncement,
   type ApprovalRecord,
   type DecisionRecord,
+  INTERRUPTED_BY_FAILURE,
   type RunRecord,
   type RunStore,
   type StoredApproval,
@@ -359,6 +360,12 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
 
     async finishRun(runId, claimToken, status, error: RunError | null) {
       const run = held(runId, claimToken);
+      const unsettled = [...run.calls].filter(([, stored]) => stored.status === "running");
+      if (unsettled.length > 0)
+        throw new UnsettledCallsError(
+          runId,
+          unsettled.map(([key]) => key),
+        );
       run.record = { ...run.record, status, state: null };
       run.error = copy(error);
       run.claimToken = null;
@@ -371,6 +378,18 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       const run = runs.get(runId);
       if (!run || (run.record.status !== "RUNNING" && run.record.status !== "WAITING_FOR_APPROVAL"))
         return false;
+      // A call it started and never settled is settled `interrupted` first: no run ends without them.
+      for (const [key, stored] of run.calls) {
+        if (stored.status !== "running") continue;
+        const [stepIndex = 0, batchIndex = 0] = key.split(":").map(Number);
+        const outcome: CallOutcome = { status: "error", result: null, error: INTERRUPTED_BY_FAILURE };
+        stored.status = "error";
+        stored.outcome = outcome;
+        stored.settleSeq = append(run, {
+          type: "call_settled",
+          payload: { stepIndex, batchIndex, ...outcome },
+        });
+      }
       // The state is kept: an operator inspects what could not be decoded.
       setStatus(run, "FAILED");
       run.error = copy(error);
