@@ -154,6 +154,14 @@ function pgliteTemplatePath(): string {
 // advisory lock so only one of them applies DDL.
 const MIGRATION_LOCK_KEY = 7_305_118_001;
 
+const CONNECT_TIMEOUT_SECONDS = 5;
+
+/** Every statement's limit on a Postgres server (PLAYGROUND_STATEMENT_TIMEOUT_MS, default 15 s). */
+function readStatementTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const configured = Number(env.PLAYGROUND_STATEMENT_TIMEOUT_MS);
+  return Number.isInteger(configured) && configured > 0 ? configured : 15_000;
+}
+
 async function openPostgres(url: string, onQuery?: (query: string) => void): Promise<DatabaseHandle> {
   // max: 1 keeps the lock and the migration on the same connection.
   const migrator = postgres(url, { max: 1, onnotice: () => {} });
@@ -167,6 +175,11 @@ async function openPostgres(url: string, onQuery?: (query: string) => void): Pro
   const client = postgres(url, {
     max: 10,
     onnotice: () => {},
+    // A server that went away is said in seconds, not after the driver's 30 s: requests answer
+    // 503 database_unavailable and pages say so instead of hanging (README, During a database outage).
+    connect_timeout: CONNECT_TIMEOUT_SECONDS,
+    // No list, page or stream opening waits on one statement for ever.
+    connection: { statement_timeout: readStatementTimeoutMs() },
     ...(onQuery ? { debug: (_connection: number, query: string) => onQuery(query) } : {}),
   });
   const db = drizzlePostgres(prepareEveryStatement(client), { schema });

@@ -33,6 +33,7 @@ import {
   rowsOf,
 } from "./append-event";
 import { auditInSameWrite, readApprovals } from "./approval-audit";
+import { guardRunStore } from "./guard-run-store";
 
 /** The run's columns, and whether its lease has run out by the database's clock. */
 const runWithLease = {
@@ -77,7 +78,11 @@ const callOf = (runId: string, stepIndex: number) =>
   sql`tool_calls.run_id = ${runId}::uuid and tool_calls.step_index = ${stepIndex}
     and tool_calls.batch_index = (inserted.payload->>'batchIndex')::int`;
 
-/** The runtime's `RunStore` over drizzle, for PGlite and Postgres alike. */
+/**
+ * The runtime's `RunStore` over drizzle, for PGlite and Postgres alike, with
+ * transient failures tried again or turned into `StoreUnavailableError`
+ * (`guardRunStore`).
+ */
 export function createRunRepository(db: Db): RunStore {
   /**
    * One statement: a decision's audit rows, its announcement, an approved
@@ -143,7 +148,7 @@ export function createRunRepository(db: Db): RunStore {
     .where(eq(runs.id, sql.placeholder("runId")))
     .prepare("run_by_id");
 
-  return {
+  return guardRunStore({
     async createRun(run: NewRun) {
       await db.transaction(async (tx) => {
         await tx.insert(runs).values({
@@ -615,5 +620,5 @@ export function createRunRepository(db: Db): RunStore {
         return false;
       }
     },
-  };
+  });
 }

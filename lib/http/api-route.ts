@@ -6,7 +6,7 @@ import type { Identity } from "@/lib/server/auth/identity";
 import type { Role } from "@/lib/server/auth/roles";
 import { getLogger } from "@/lib/server/logger";
 import { decodePageCursor } from "@/lib/server/page-cursor";
-import { toErrorBody } from "./error-response";
+import { errorHeaders, toErrorBody } from "./error-response";
 import { queryObject } from "./list-queries";
 import { RequestRefusal, validateInput } from "./refusal";
 import { readRequestId } from "./request-id";
@@ -53,7 +53,7 @@ export function handleRoute<Context = unknown>(
           "request refused",
         );
       }
-      response = Response.json(body, { status });
+      response = Response.json(body, { status, headers: errorHeaders(body) });
     }
     response.headers.set("x-request-id", requestId);
     return response;

@@ -1,14 +1,22 @@
 import "server-only";
+import { isTransientDatabaseError } from "@/db/database-errors";
 import {
   DecisionRefusedError,
   InvalidScenarioError,
+  isStoreUnavailable,
   type PendingTurn,
   ToolServerUnavailableError,
   UnreadableStateError,
 } from "@/lib/runtime";
 import { AccountError } from "@/lib/server/auth/accounts";
 import { getLogger } from "@/lib/server/logger";
-import { ERROR_STATUS, type ErrorBody, type ErrorCode, statusForCode } from "./error-table";
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  ERROR_STATUS,
+  type ErrorBody,
+  type ErrorCode,
+  statusForCode,
+} from "./error-table";
 import { RequestRefusal } from "./refusal";
 
 /**
@@ -32,6 +40,13 @@ export function toErrorBody(error: unknown, requestId?: string): { status: numbe
   if (InvalidScenarioError.isInstance(error)) {
     return make("invalid_request", error.message, null, { issues: error.issues });
   }
+  if (isDatabaseUnavailable(error)) {
+    getLogger().warn({ requestId, err: error }, "the database is unreachable");
+    return make(
+      "database_unavailable",
+      `The database is unreachable right now; try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`,
+    );
+  }
   getLogger().error({ requestId, err: error }, "unexpected error while handling a request");
   return requestId
     ? make(
@@ -41,6 +56,18 @@ export function toErrorBody(error: unknown, requestId?: string): { status: numbe
         { requestId },
       )
     : make("internal_error", "Something went wrong on the server; it has been logged.");
+}
+
+/** A store or driver error that says the database is out of reach (it passes), not that it refused. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return isStoreUnavailable(error) || isTransientDatabaseError(error);
+}
+
+/** The headers an error response carries beyond its body: `Retry-After` on `database_unavailable`. */
+export function errorHeaders(body: ErrorBody): Record<string, string> {
+  return body.error.code === "database_unavailable"
+    ? { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) }
+    : {};
 }
 
 /** A 404 with the one error body, for routes that exist only in some configurations. */

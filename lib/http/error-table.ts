@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   not_waiting: 409,
   not_auditable: 503,
   tool_server_unavailable: 503,
+  database_unavailable: 503,
   unreadable_state: 422,
   invalid_request: 400,
   unauthenticated: 401,
@@ -27,6 +28,9 @@ export const errorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, .
 export function statusForCode(code: ErrorCode): number {
   return ERROR_STATUS[code];
 }
+
+/** Seconds a client is asked to wait (`Retry-After`) before trying again after `database_unavailable`. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** The one error body of every surface (SPEC §5). */
 export interface ErrorBody {

@@ -1,16 +1,20 @@
 import "server-only";
+import { StoreUnavailableError } from "@/lib/runtime";
 import { type Identity, readIdentity } from "@/lib/server/auth/identity";
 import { hasRole, ROLE_ABILITIES, type Role } from "@/lib/server/auth/roles";
+import { checkDatabaseHealth } from "@/lib/server/check-database-health";
 import { RequestRefusal } from "./refusal";
 
 /**
  * The identity behind a request, holding at least `role`: 401
  * `unauthenticated` without one, 403 `forbidden` (naming the role needed)
  * when it holds less. The one check every route handler and server action
- * passes through.
+ * passes through. A lookup that fails for want of a database is 503
+ * `database_unavailable`, never 401: a valid token or session is not
+ * turned away as unknown because it could not be looked up.
  */
 export async function requireIdentity(headers: Headers, role: Role): Promise<Identity> {
-  const identity = await readIdentity(headers);
+  const identity = await lookUpIdentity(headers);
   if (!identity) {
     throw RequestRefusal.of(
       "unauthenticated",
@@ -20,6 +24,35 @@ export async function requireIdentity(headers: Headers, role: Role): Promise<Ide
   if (!hasRole(identity.role, role))
     throw RequestRefusal.of("forbidden", describeMissingRole(identity, role));
   return identity;
+}
+
+/**
+ * {@link readIdentity}, telling "no such identity" from "could not look it
+ * up": better-auth answers a failed lookup as no session or an invalid key,
+ * so a request that presented credentials and found none asks the database
+ * whether it is there at all.
+ */
+async function lookUpIdentity(headers: Headers): Promise<Identity | null> {
+  let identity: Identity | null;
+  try {
+    identity = await readIdentity(headers);
+  } catch (error) {
+    if (await isDatabaseDown()) throw new StoreUnavailableError(undefined, { cause: error });
+    throw error;
+  }
+  if (identity === null && presentsCredentials(headers) && (await isDatabaseDown())) {
+    throw new StoreUnavailableError();
+  }
+  return identity;
+}
+
+/** A bearer token, or a cookie that may be a session: something that had to be looked up. */
+function presentsCredentials(headers: Headers): boolean {
+  return headers.has("authorization") || /session_token=/.test(headers.get("cookie") ?? "");
+}
+
+async function isDatabaseDown(): Promise<boolean> {
+  return !(await checkDatabaseHealth()).ok;
 }
 
 /**
