@@ -3,6 +3,8 @@ import { StoreUnavailableError } from "@/lib/runtime";
 
 const lookups = vi.hoisted(() => ({
   identity: null as unknown,
+  /** Answers of the next lookups, before `identity` (a lookup that failed, then one that did not). */
+  answers: [] as unknown[],
   throws: null as unknown,
   databaseUp: true,
 }));
@@ -10,7 +12,7 @@ const lookups = vi.hoisted(() => ({
 vi.mock("@/lib/server/auth/identity", () => ({
   readIdentity: async () => {
     if (lookups.throws) throw lookups.throws;
-    return lookups.identity;
+    return lookups.answers.length > 0 ? lookups.answers.shift() : lookups.identity;
   },
 }));
 vi.mock("@/lib/server/check-database-health", () => ({
@@ -27,8 +29,19 @@ const ok = handleRoute({ role: "viewer" }, async () => Response.json({ ok: true 
 const withToken = () =>
   new Request("http://localhost/api/runs", { headers: { authorization: "Bearer tp_valid" } });
 
+const ADA = {
+  userId: "u",
+  name: "Ada",
+  email: "ada@example.com",
+  role: "admin",
+  personRole: "admin",
+  via: "token",
+  sessionId: null,
+};
+
 afterEach(() => {
   lookups.identity = null;
+  lookups.answers = [];
   lookups.throws = null;
   lookups.databaseUp = true;
 });
@@ -54,6 +67,14 @@ describe("a database outage as an API client sees it", () => {
   it("still answers an unknown token 401 while the database is up", async () => {
     const response = await ok(withToken());
     expect(response.status).toBe(401);
+  });
+
+  it("looks a token up again when the database came back between its lookup and the check: the valid token passes", async () => {
+    // The first lookup failed for want of a database (better-auth says: no key); by the check it is back.
+    lookups.answers = [null];
+    lookups.identity = ADA;
+    const response = await ok(withToken());
+    expect(response.status).toBe(200);
   });
 
   it("answers a request without credentials 401 without asking the database", async () => {

@@ -30,20 +30,19 @@ export async function requireIdentity(headers: Headers, role: Role): Promise<Ide
  * {@link readIdentity}, telling "no such identity" from "could not look it
  * up": better-auth answers a failed lookup as no session or an invalid key,
  * so a request that presented credentials and found none asks the database
- * whether it is there at all.
+ * whether it is there at all. Down: 503. Up again (it came back meanwhile):
+ * the lookup is made once more, and only what that finds is believed.
  */
 async function lookUpIdentity(headers: Headers): Promise<Identity | null> {
-  let identity: Identity | null;
   try {
-    identity = await readIdentity(headers);
+    const identity = await readIdentity(headers);
+    if (identity !== null || !presentsCredentials(headers)) return identity;
   } catch (error) {
     if (await isDatabaseDown()) throw new StoreUnavailableError(undefined, { cause: error });
-    throw error;
+    return readIdentity(headers);
   }
-  if (identity === null && presentsCredentials(headers) && (await isDatabaseDown())) {
-    throw new StoreUnavailableError();
-  }
-  return identity;
+  if (await isDatabaseDown()) throw new StoreUnavailableError();
+  return readIdentity(headers);
 }
 
 /** A bearer token, or a cookie that may be a session: something that had to be looked up. */
