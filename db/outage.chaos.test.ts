@@ -310,7 +310,7 @@ async function until(
   condition: () => Promise<boolean>,
   what: string,
   timeoutMs = 60_000,
-  describe: () => Promise<string> = async () => "",
+  describeState: () => Promise<string> = async () => "",
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -320,7 +320,7 @@ async function until(
       // The database may be coming back: ask again.
     }
     if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what} ${await describe().catch(String)}`);
+      throw new Error(`timed out waiting for ${what} ${await describeState().catch(String)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
