@@ -33,7 +33,7 @@ export async function requireIdentity(headers: Headers, role: Role): Promise<Ide
  * whether it is there at all. Down: 503. Up again (it came back meanwhile):
  * the lookup is made once more, and only what that finds is believed.
  */
-async function lookUpIdentity(headers: Headers): Promise<Identity | null> {
+export async function lookUpIdentity(headers: Headers): Promise<Identity | null> {
   try {
     const identity = await readIdentity(headers);
     if (identity !== null || !presentsCredentials(headers)) return identity;

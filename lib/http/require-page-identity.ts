@@ -4,11 +4,15 @@ import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
 import { getDatabase } from "@/db/client";
 import { countUsers } from "@/lib/server/auth/accounts";
-import { type Identity, readIdentity } from "@/lib/server/auth/identity";
+import type { Identity } from "@/lib/server/auth/identity";
 import { hasRole, type Role } from "@/lib/server/auth/roles";
+import { lookUpIdentity } from "./require-identity";
 
-/** One read of the request's identity per render: the layout and the page share it. */
-const readRequestIdentity = cache(async (): Promise<Identity | null> => readIdentity(await headers()));
+/**
+ * One read of the request's identity per render: the layout and the page share it. A lookup the
+ * database could not answer throws (503's StoreUnavailableError), never reads as "nobody".
+ */
+const readRequestIdentity = cache(async (): Promise<Identity | null> => lookUpIdentity(await headers()));
 
 /**
  * The first line of every signed-in page (and its layout), before it reads
