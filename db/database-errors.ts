@@ -46,7 +46,7 @@ const NEVER_CONNECTED_CODES = new Set([
 
 /** Messages of drivers that give no code (PGlite's, postgres-js's for a socket closed mid-query). */
 const TRANSIENT_MESSAGES = [
-  /connection (?:terminated|ended|closed|refused|reset)/i,
+  /^connection terminated/i,
   /terminating connection due to administrator command/i,
   /the database system is (?:starting up|shutting down|in recovery mode)/i,
   /write (?:CONNECTION_CLOSED|EPIPE)/i,
