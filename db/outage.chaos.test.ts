@@ -81,17 +81,25 @@ const deploy = {
   delayMs: 1_200,
   result: { deployed: true },
 };
+/** A non-idempotent write still running when the database goes away: its outcome is lost with it. */
+const longDeploy = { ...deploy, name: "long_deploy", delayMs: 4_000 };
 const scan = (n: number) => ({ name: "slow_scan", arguments: { n } });
 
-/** Waves of slow reads and slow non-idempotent writes, one after another, then `finish`. */
-function slowRun(name: string): ScenarioInput {
+/**
+ * Waves of slow reads and slow non-idempotent writes, one after another, then
+ * `finish`; the first step is a wave of reads, one of which outlasts the
+ * outage, or (`writeFirst`) a write the outage cuts off.
+ */
+function slowRun(name: string, writeFirst = false): ScenarioInput {
   return {
     name,
-    tools: [slowScan, longScan, deploy],
+    tools: [slowScan, longScan, deploy, longDeploy],
     model: {
       kind: "scripted",
       turns: [
-        { calls: [scan(1), { name: "long_scan", arguments: {} }, scan(2)] },
+        writeFirst
+          ? { calls: [{ name: "long_deploy", arguments: { target: "first" } }] }
+          : { calls: [scan(1), { name: "long_scan", arguments: {} }, scan(2)] },
         { calls: [{ name: "deploy", arguments: { target: "a" } }] },
         { calls: [scan(4), scan(5)] },
         { calls: [{ name: "deploy", arguments: { target: "b" } }] },
@@ -204,13 +212,19 @@ describe.skipIf(!binaries)(
           }),
         );
       const runIds: string[] = [];
-      for (const name of ["outage 1", "outage 2"]) {
-        const response = await post(accounts.operator, slowRun(name));
+      for (const [name, writeFirst] of [
+        ["outage 1", false],
+        ["outage 2", true],
+      ] as const) {
+        const response = await post(accounts.operator, slowRun(name, writeFirst));
         expect(response.status).toBe(201);
         runIds.push(((await response.json()) as { runId: string }).runId);
       }
-      for (const name of ["outage 3", "outage 4"]) {
-        runIds.push((await secondService.startRun(buildScenario(slowRun(name)))).runId);
+      for (const [name, writeFirst] of [
+        ["outage 3", false],
+        ["outage 4", true],
+      ] as const) {
+        runIds.push((await secondService.startRun(buildScenario(slowRun(name, writeFirst)))).runId);
       }
 
       // Every run has a call in flight before the database goes away.
@@ -286,7 +300,7 @@ describe.skipIf(!binaries)(
       select e.run_id, e.payload->>'stepIndex' as step, e.payload->>'batchIndex' as batch, count(*)::int as starts
       from run_events e join tool_calls c on c.run_id = e.run_id
         and c.step_index = (e.payload->>'stepIndex')::int and c.batch_index = (e.payload->>'batchIndex')::int
-      where e.type = 'call_started' and c.name = 'deploy'
+      where e.type = 'call_started' and c.name in ('deploy', 'long_deploy')
       group by 1, 2, 3 having count(*) > 1`;
       expect(repeated).toEqual([]);
       const gaps = await sql`
@@ -295,9 +309,18 @@ describe.skipIf(!binaries)(
       having count(*) <> max(seq) or min(seq) <> 1`;
       expect(gaps).toEqual([]);
       // Every deploy that was cut off is said to be, never silently dropped or run again.
-      const deploys = await sql`select status, error->>'code' as code from tool_calls where name = 'deploy'`;
+      const deploys = await sql`
+      select status, error->>'code' as code from tool_calls where name in ('deploy', 'long_deploy')`;
       for (const call of deploys) expect(["ok", "error"]).toContain(call.status);
 
+      const [recovered] = await sql`
+      select count(*)::int as recoveries, count(distinct run_id)::int as runs from run_events
+      where type = 'run_recovered' and run_id = any(${runIds}::uuid[])`;
+      console.info(
+        `outage.chaos: ${runIds.length} runs, ${recovered?.recoveries} recoveries of ${recovered?.runs} runs, ` +
+          `${deploys.filter((call) => call.code === "interrupted").length} of ${deploys.length} deploys interrupted, ` +
+          `${seen.filter((entry) => entry.status === 503).length} of ${seen.length} client requests answered 503`,
+      );
       const refused = seen.filter(({ status }) => !((status >= 200 && status < 300) || status === 503));
       expect(refused).toEqual([]);
       // The client did see the outage: some answer during it was 503.
