@@ -82,7 +82,7 @@ const deploy = {
   result: { deployed: true },
 };
 /** A non-idempotent write still running when the database goes away: its outcome is lost with it. */
-const longDeploy = { ...deploy, name: "long_deploy", delayMs: 4_000 };
+const longDeploy = { ...deploy, name: "long_deploy", delayMs: 7_000 };
 const scan = (n: number) => ({ name: "slow_scan", arguments: { n } });
 
 /**
