@@ -140,7 +140,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     id: "slow-waves-for-live-view",
     title: "Slow waves to watch live",
     summary:
-      "12 slow reads at a cap of 3 run as four visible waves, then a second step runs a read, a progress save and another read one after the other, in about four seconds in all.",
+      "12 slow reads at a cap of 3 run as four visible waves, then a second step runs a read, a progress save and another read one after the other: about six seconds of waves, ten in all.",
     group: "Planning rules",
     scenario: slowWavesForLiveView,
   },
