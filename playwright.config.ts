@@ -24,7 +24,11 @@ process.env.E2E_FAKE_MODEL_PORT ||= String(findFreePort());
 const fakeModelPort = Number(process.env.E2E_FAKE_MODEL_PORT);
 const baseURL = `http://127.0.0.1:${port}`;
 // Where the fixture MCP server keeps its notes and reads a changed description from (e2e/27).
-process.env.E2E_MCP_FIXTURE_DIR ||= mkdtempSync(path.join(tmpdir(), "e2e-mcp-notes-"));
+// It also holds the reference memory server's file; e2e/support/global-teardown.ts removes both.
+if (!process.env.E2E_MCP_FIXTURE_DIR) {
+  process.env.E2E_MCP_FIXTURE_DIR = mkdtempSync(path.join(tmpdir(), "e2e-mcp-notes-"));
+  process.env.E2E_MCP_FIXTURE_DIR_IS_OURS = "1";
+}
 const fixtureDir = process.env.E2E_MCP_FIXTURE_DIR;
 
 // The e2e server uses the Postgres server when DATABASE_URL is set, otherwise a
@@ -56,7 +60,7 @@ const serverEnv = {
         kind: "stdio",
         command: process.execPath,
         args: [path.join(process.cwd(), "node_modules/@modelcontextprotocol/server-memory/dist/index.js")],
-        env: { MEMORY_FILE_PATH: path.join(tmpdir(), `e2e-mcp-memory-${port}.jsonl`) },
+        env: { MEMORY_FILE_PATH: path.join(fixtureDir, "memory.jsonl") },
       },
       trust: "trusted",
     },
@@ -82,6 +86,7 @@ const build = process.env.E2E_SKIP_BUILD ? "" : "node e2e/support/build-beside-d
 export default defineConfig({
   testDir: "./e2e",
   outputDir: "./test-results",
+  globalTeardown: "./e2e/support/global-teardown.ts",
   fullyParallel: false,
   workers: 1,
   // No retries: a spec that passes only on a second try is a failing spec.
