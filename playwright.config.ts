@@ -89,6 +89,11 @@ export default defineConfig({
   globalTeardown: "./e2e/support/global-teardown.ts",
   fullyParallel: false,
   workers: 1,
+  // The base budget of a test: page loads, clicks and waits on a busy machine. Heavy steps (a server
+  // start, axe over a page, a screenshot) add their own budget as they begin (e2e/support/budget.ts).
+  timeout: 60_000,
+  // A wait on an outcome, not a pause: a passing assertion returns as soon as it holds.
+  expect: { timeout: 15_000 },
   // No retries: a spec that passes only on a second try is a failing spec.
   retries: 0,
   // CI names a JSON file (PLAYWRIGHT_JSON_OUTPUT_FILE) whose counts .ci/run adds up.

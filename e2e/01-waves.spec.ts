@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { PlaygroundPage } from "./pages/playground-page";
+import { screenshotOf } from "./support/budget";
 
 test("14 reads at a cap of 8 are drawn as two waves, and the run completes without a regeneration", async ({
   page,
@@ -9,7 +10,7 @@ test("14 reads at a cap of 8 are drawn as two waves, and the run completes witho
   await expect(page.getByText("Valid scenario")).toBeVisible();
   await expect(page.getByRole("spinbutton", { name: "Max parallel tool calls" })).toHaveValue("8");
   await testInfo.attach("playground", {
-    body: await page.screenshot({ fullPage: true }),
+    body: await screenshotOf(page),
     contentType: "image/png",
   });
 
@@ -51,7 +52,7 @@ test("the editor names every problem by JSON path before anything is sent", asyn
   await expect(playground.editor).toBeFocused();
   await expect.poll(() => page.evaluate(() => window.getSelection()?.toString())).toBe('{"arguments":{}}');
   await testInfo.attach("problems", {
-    body: await page.screenshot({ fullPage: true }),
+    body: await screenshotOf(page),
     contentType: "image/png",
   });
 

@@ -2,6 +2,7 @@ import { expect, test } from "@playwright/test";
 import { getReport, getView } from "./pages/api";
 import { PlaygroundPage } from "./pages/playground-page";
 import { RunPage } from "./pages/run-page";
+import { screenshotOf } from "./support/budget";
 
 test("a stale tab's approval is refused as 'turn changed', shows the current turn, and nothing runs twice", async ({
   browser,
@@ -33,7 +34,7 @@ test("a stale tab's approval is refused as 'turn changed', shows the current tur
   await expect(tabB.approvalPanel.getByText(current)).toBeVisible();
   await tabB.expectCallState(1, "delete_file", 3, "awaiting approval");
   await testInfo.attach("stale tab refused", {
-    body: await pageB.screenshot({ fullPage: true }),
+    body: await screenshotOf(pageB),
     contentType: "image/png",
   });
 

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { getReport, loadScenario, startRunOverApi, waitForStatus } from "./pages/api";
+import { screenshotOf } from "./support/budget";
 
 test("a new waiting run appears in the inbox live; deciding it from the keyboard removes it", async ({
   page,
@@ -15,7 +16,7 @@ test("a new waiting run appears in the inbox live; deciding it from the keyboard
   const row = list.getByRole("listitem", { name: new RegExp(`^${name}: write_file, read_file, waiting`) });
   await expect(row).toBeVisible();
   await testInfo.attach("inbox with a new wait", {
-    body: await page.screenshot({ fullPage: true }),
+    body: await screenshotOf(page),
     contentType: "image/png",
   });
 

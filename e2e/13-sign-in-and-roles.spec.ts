@@ -1,6 +1,7 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { loadScenario } from "./pages/api";
 import { RunPage } from "./pages/run-page";
+import { allowFor } from "./support/budget";
 import { serverActionId, startProductionServer } from "./support/production-server";
 
 test("a fresh database asks for its first administrator once, then signs them in", async ({ browser }) => {
@@ -39,6 +40,7 @@ async function addUser(page: Page, user: { name: string; email: string; role: st
 
 /** A browser of its own, signed in as this person through the sign-in page. */
 async function signedIn(browser: Browser, baseURL: string, user: { email: string; password: string }) {
+  allowFor("signIn");
   const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
   const page = await context.newPage();
   await page.goto("/inbox");

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, type TestInfo, test } from "@playwright/test";
 import { loadScenario, startRunOverApi, waitForStatus } from "./pages/api";
+import { analyzeWithAxe, screenshotOf } from "./support/budget";
 
 async function expectFitsAndPassesAxe(page: Page, label: string, testInfo: TestInfo) {
   // What sticks out past the right edge, outermost first, so a failure names the culprit.
@@ -15,9 +15,7 @@ async function expectFitsAndPassesAxe(page: Page, label: string, testInfo: TestI
           .map((element) => `${element.tagName.toLowerCase()}.${[...element.classList].join(".")}`),
   );
   expect(overflowing, `${label} is wider than the screen`).toEqual([]);
-  const results = await new AxeBuilder({ page })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
-    .analyze();
+  const results = await analyzeWithAxe(page);
   expect(
     results.violations.map((violation) => ({
       rule: violation.id,
@@ -25,7 +23,7 @@ async function expectFitsAndPassesAxe(page: Page, label: string, testInfo: TestI
     })),
     label,
   ).toEqual([]);
-  const body = await page.screenshot({ fullPage: true });
+  const body = await screenshotOf(page);
   await testInfo.attach(label, { body, contentType: "image/png" });
   // To look at the pages without the HTML report: E2E_SCREENSHOT_DIR=/some/dir.
   const folder = process.env.E2E_SCREENSHOT_DIR;

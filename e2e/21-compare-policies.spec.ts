@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { PlaygroundPage } from "./pages/playground-page";
+import { screenshotOf } from "./support/budget";
 
 test("run a scenario under both policies and read the comparison: barriers spends one completion fewer", async ({
   page,
@@ -27,6 +28,6 @@ test("run a scenario under both policies and read the comparison: barriers spend
   await expect(page.getByRole("region", { name: /Plans of .*\[legacy\]/ })).toContainText(
     "cut after the gate",
   );
-  const body = await page.screenshot({ fullPage: true });
+  const body = await screenshotOf(page);
   await testInfo.attach("two policies side by side", { body, contentType: "image/png" });
 });

@@ -1,5 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
+import { analyzeWithAxe, screenshotOf } from "./support/budget";
 
 test("the playground lists the operator's MCP servers: each tool's class, approval, untrusted description and fingerprint", async ({
   page,
@@ -18,9 +18,7 @@ test("the playground lists the operator's MCP servers: each tool's class, approv
   await expect(create.getByLabel("memory__create_entities: the server's description")).toBeVisible();
   await expect(create).toContainText(/Fingerprint [0-9a-f]{12}/);
 
-  const results = await new AxeBuilder({ page })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
-    .analyze();
+  const results = await analyzeWithAxe(page);
   expect(results.violations.map((violation) => violation.id)).toEqual([]);
 
   // On a phone, the long tool names and descriptions wrap inside the panel instead of widening the page.
@@ -28,5 +26,5 @@ test("the playground lists the operator's MCP servers: each tool's class, approv
   await create.getByText("Schema and annotations").click();
   expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
   const folder = process.env.E2E_SCREENSHOT_DIR;
-  if (folder) await page.screenshot({ path: `${folder}/mcp-servers-390.png`, fullPage: true });
+  if (folder) await screenshotOf(page, { path: `${folder}/mcp-servers-390.png` });
 });

@@ -1,7 +1,7 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { getView, waitForStatus } from "./pages/api";
 import { PlaygroundPage } from "./pages/playground-page";
+import { analyzeWithAxe, screenshotOf } from "./support/budget";
 
 // The server's MCP "memory" server is the reference memory server over stdio (playwright.config.ts).
 test("an MCP write is approved from the inbox, bound to the tool's definition shown there, and its entity is read back", async ({
@@ -29,9 +29,9 @@ test("an MCP write is approved from the inbox, bound to the tool's definition sh
   await onRunPage.getByText("Schema and annotations").click();
   expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
   const folder = process.env.E2E_SCREENSHOT_DIR;
-  if (folder) await run.approvalPanel.screenshot({ path: `${folder}/mcp-approval-390.png` });
+  if (folder) await screenshotOf(run.approvalPanel, { path: `${folder}/mcp-approval-390.png` });
   await page.setViewportSize({ width: 1280, height: 720 });
-  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const axe = await analyzeWithAxe(page);
   expect(axe.violations.map((violation) => violation.id)).toEqual([]);
 
   // The inbox row shows the same definition; approving there runs the write, then the read behind it.
@@ -44,7 +44,7 @@ test("an MCP write is approved from the inbox, bound to the tool's definition sh
   const inInbox = row.getByRole("region", { name: "Definition of memory__create_entities" });
   await expect(inInbox).toContainText(shown?.fingerprint.slice(0, 12) ?? "missing");
   await expect(inInbox.getByLabel("memory__create_entities: the server's description")).toBeVisible();
-  if (folder) await page.screenshot({ path: `${folder}/mcp-inbox.png`, fullPage: true });
+  if (folder) await screenshotOf(page, { path: `${folder}/mcp-inbox.png` });
   await row.focus();
   await page.keyboard.press("a");
   await waitForStatus(request, runId, "COMPLETED");

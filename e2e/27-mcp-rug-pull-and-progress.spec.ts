@@ -3,6 +3,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { getView, startRunOverApi, waitForStatus } from "./pages/api";
 import { RunPage } from "./pages/run-page";
+import { screenshotOf } from "./support/budget";
 
 // The e2e server's MCP server "notes" is the fixture in lib/server/mcp/testing (playwright.config.ts):
 // a file in its folder changes write_note's description, as a server that turns on its users would.
@@ -50,7 +51,7 @@ test("an approval given for one definition of a tool is voided when the server c
   const view = await getView(request, runId);
   expect(view.steps[0]?.calls[0]?.error?.code).toBe("tool_changed");
   const folder = process.env.E2E_SCREENSHOT_DIR;
-  if (folder) await page.screenshot({ path: `${folder}/mcp-rug-pull.png`, fullPage: true });
+  if (folder) await screenshotOf(page, { path: `${folder}/mcp-rug-pull.png` });
 
   await page.goto(`/audit?outcome=voided&run=${runId.slice(0, 8)}`);
   const rows = page.getByRole("table").getByRole("row").filter({ hasText: "notes__write_note" });
@@ -73,7 +74,7 @@ test("a slow MCP call shows its progress on the run page while it runs", async (
   await expect(bar).toBeVisible();
   await expect(run.call(1, "notes__slow_read", 0)).toContainText(/step \d+ of 16/);
   const folder = process.env.E2E_SCREENSHOT_DIR;
-  if (folder) await run.step(1).screenshot({ path: `${folder}/mcp-progress.png` });
+  if (folder) await screenshotOf(run.step(1), { path: `${folder}/mcp-progress.png` });
   await run.expectStatus("Completed");
   await expect(bar).toHaveCount(0);
 });

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, type Page } from "@playwright/test";
+import { screenshotOf } from "../support/budget";
 
 /** The live run view at `/runs/[id]`. */
 export class RunPage {
@@ -79,7 +80,7 @@ export class RunPage {
     name: string,
     testInfo: { attach(name: string, options: { body: Buffer; contentType: string }): Promise<void> },
   ) {
-    const body = await this.page.screenshot({ fullPage: true });
+    const body = await screenshotOf(this.page);
     await testInfo.attach(name, { body, contentType: "image/png" });
     // To look at the pages without the HTML report: E2E_SCREENSHOT_DIR=/some/dir.
     const folder = process.env.E2E_SCREENSHOT_DIR;

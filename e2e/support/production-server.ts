@@ -5,6 +5,7 @@ import path from "node:path";
 import type { APIRequestContext } from "@playwright/test";
 import { findFreePort } from "../../lib/server/testing/free-port";
 import { E2E_ADMIN } from "./accounts";
+import { allowFor, STEP_BUDGET_MS } from "./budget";
 
 /**
  * A `next start` of the suite's production build, of its own, for specs that
@@ -51,6 +52,7 @@ export async function startProductionServer(
     env?: Record<string, string>;
   } = {},
 ): Promise<ProductionServer> {
+  allowFor("serverStart");
   const port = options.port ?? (await findFreePort());
   const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], {
     env: {
@@ -73,7 +75,7 @@ export async function startProductionServer(
     stderr += String(chunk);
   });
   try {
-    await waitForPort(port, child, 60_000);
+    await waitForPort(port, child, STEP_BUDGET_MS.serverStart);
   } catch (error) {
     child.kill("SIGKILL");
     throw new Error(`${String(error)}\n${stderr}`);
