@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -23,6 +24,10 @@ export default defineConfig({
     // CI also writes machine-readable results, which .ci/run adds up.
     reporters: process.env.VITEST_JSON_FILE ? ["default", "json"] : ["default"],
     outputFile: process.env.VITEST_JSON_FILE ? { json: process.env.VITEST_JSON_FILE } : undefined,
+    // Vitest's default is one worker less than the cores: one worker on a 2-core laptop, which runs the
+    // ~90 files one after another although most of their time is spent waiting (on a tool's delay, a
+    // child process, a database). Files never share state (each has its own database), so two at least.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     // expect.poll waits for an outcome; its default of 1 s is a guess at how long that takes, which a
     // busy machine outgrows (a cancelled MCP call reaching its server, say). The test's own timeout
