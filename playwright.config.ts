@@ -80,6 +80,11 @@ const chromium = {
     ],
   },
 };
+// Specs that share nothing with the suite's server (they start servers of their own on databases of
+// their own, or read the build's output), so they run beside the others, in a second worker.
+// e2e/17 is not one: its servers share the Postgres database with the suite's server.
+const OWN_SERVER_SPECS =
+  /\/(16-recovering|24-build-traces|26-dev-server-stays-put|30-one-process-per-folder)\.spec\.ts$/;
 // The build runs where it could do harm (a held embedded folder, an empty Postgres database), for e2e/24.
 const build = process.env.E2E_SKIP_BUILD ? "" : "node e2e/support/build-beside-data.mjs && ";
 
@@ -88,7 +93,9 @@ export default defineConfig({
   outputDir: "./test-results",
   globalTeardown: "./e2e/support/global-teardown.ts",
   fullyParallel: false,
-  workers: 1,
+  // Two lanes (see projects): the demos on the suite's server one at a time, and beside them the specs
+  // that start servers of their own. `--workers=1` runs everything in one lane.
+  workers: 2,
   // The base budget of a test: page loads, clicks and waits on a busy machine. Heavy steps (a server
   // start, axe over a page, a screenshot) add their own budget as they begin (e2e/support/budget.ts).
   timeout: 60_000,
@@ -109,7 +116,17 @@ export default defineConfig({
     {
       name: "chromium",
       dependencies: ["sign-in"],
+      testIgnore: OWN_SERVER_SPECS,
+      // One spec at a time: they share the server's state (armed faults, dropped streams, the inbox's
+      // waiting runs, the audit's rows), and a demo must not see another's.
+      workers: 1,
       use: { ...chromium, storageState: ADMIN_STORAGE_STATE },
+    },
+    {
+      name: "own-servers",
+      testMatch: OWN_SERVER_SPECS,
+      workers: 1,
+      use: chromium,
     },
   ],
   webServer: [
