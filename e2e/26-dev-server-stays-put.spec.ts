@@ -93,18 +93,26 @@ test("the development server serves a run's page once, however the run and its d
         },
       ],
     };
+    // Then it waits at a write for approval, which this test gives just before it watches: the minute of
+    // events falls in the watch however long the pages take to compile on a busy machine.
+    const gate = { calls: [{ name: "write_file", arguments: { path: "gate.txt", content: "go" } }] };
     const started = await api("POST", "/api/runs", {
       name: "keeps writing",
       mcpServers: ["memory"],
       model: {
         kind: "scripted",
-        turns: [remember, ...turns, { calls: [{ name: "finish", arguments: { summary: "done" } }] }],
+        turns: [remember, gate, ...turns, { calls: [{ name: "finish", arguments: { summary: "done" } }] }],
       },
     });
     expect(started.status).toBe(201);
     const { runId } = (await started.json()) as { runId: string };
-    const lastSeq = async () =>
-      ((await (await api("GET", `/api/runs/${runId}/view`)).json()) as { lastSeq: number }).lastSeq;
+    const view = async () =>
+      (await (await api("GET", `/api/runs/${runId}/view`)).json()) as {
+        lastSeq: number;
+        status: string;
+        pending: { turnDigest: string } | null;
+      };
+    const lastSeq = async () => (await view()).lastSeq;
 
     // Contexts of their own on this server: none of the suite's sign-in.
     const noSignIn = { cookies: [], origins: [] };
@@ -134,7 +142,14 @@ test("the development server serves a run's page once, however the run and its d
     await expect.poll(() => existsSync(memoryFile), { timeout: 60_000 }).toBe(true);
 
     const folder = path.join(project, ".data", "pglite");
-    const seqBefore = await lastSeq();
+    await expect.poll(async () => (await view()).status, { timeout: 60_000 }).toBe("WAITING_FOR_APPROVAL");
+    const waiting = await view();
+    const approved = await api("POST", `/api/runs/${runId}/decision`, {
+      approve: true,
+      turnDigest: waiting.pending?.turnDigest,
+    });
+    expect(approved.status).toBe(200);
+    const seqBefore = waiting.lastSeq;
     const linesBefore = lines.length;
     for (let second = 0; second < WATCH_MS / 1_000; second += 1) {
       writeFileSync(path.join(folder, "probe.json"), JSON.stringify({ second }));
