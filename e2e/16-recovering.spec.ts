@@ -9,11 +9,14 @@ import { type ProductionServer, signInOverApi, startProductionServer } from "./s
 
 // Three servers in turn on one port and one database: one dies mid-wave, one comes back without
 // taking runs over (so the page can be seen saying so), one takes the run over.
-test.setTimeout(180_000);
+// The wave's reads take 20 s, so the server is surely killed while they run, even when the page is
+// slow to show them running on a busy machine (at 4 s they sometimes finished first); the run that
+// takes over reads them again.
+test.setTimeout(360_000);
 
 const SLOW_WAVE = {
   name: "a wave whose server dies",
-  tools: [slowReadTool(4_000)],
+  tools: [slowReadTool(20_000)],
   model: {
     kind: "scripted",
     turns: [
@@ -67,7 +70,7 @@ test("a run whose server dies mid-wave shows Recovering…, then completes, with
     // Killed too: a graceful stop would wait for this page's open stream.
     await server.kill();
     server = await startProductionServer({ ...database, port, env });
-    await run.expectStatus("Completed", 60_000);
+    await run.expectStatus("Completed", 120_000);
     await run.expectCallState(1, "slow_scan", 0, "ok");
     await run.expectCallState(1, "slow_scan", 1, "ok");
     await page.getByText(/^Event log \(\d+\)$/).click();

@@ -60,12 +60,14 @@ test("an approval given for one definition of a tool is voided when the server c
 });
 
 test("a slow MCP call shows its progress on the run page while it runs", async ({ page, request }) => {
+  // The call runs at least 4 s and until this file exists: the page is looked at while it runs.
+  const release = `release-progress-${Date.now()}`;
   const runId = await startRunOverApi(request, {
     name: `progress ${Date.now()}`,
     mcpServers: ["notes"],
     model: {
       kind: "scripted",
-      turns: [{ calls: [{ name: "notes__slow_read", arguments: { ms: 4_000 } }] }, finish],
+      turns: [{ calls: [{ name: "notes__slow_read", arguments: { ms: 4_000, until: release } }] }, finish],
     },
   });
   await page.goto(`/runs/${runId}`);
@@ -75,6 +77,7 @@ test("a slow MCP call shows its progress on the run page while it runs", async (
   await expect(run.call(1, "notes__slow_read", 0)).toContainText(/step \d+ of 16/);
   const folder = process.env.E2E_SCREENSHOT_DIR;
   if (folder) await screenshotOf(run.step(1), { path: `${folder}/mcp-progress.png` });
+  writeFileSync(path.join(process.env.E2E_MCP_FIXTURE_DIR ?? "", release), "");
   await run.expectStatus("Completed");
   await expect(bar).toHaveCount(0);
 });

@@ -43,7 +43,13 @@ function listTools() {
     {
       name: "slow_read",
       description: "Waits, then answers: for trying cancellations.",
-      inputSchema: { type: "object", properties: { ms: { type: "integer", minimum: 0 } }, required: ["ms"] },
+      inputSchema: {
+        type: "object",
+        // `until`: a file name in the fixture folder; the call also waits for that file to exist, so a
+        // test can hold it running for as long as it looks (a fixed wait is over early on a busy machine).
+        properties: { ms: { type: "integer", minimum: 0 }, until: { type: "string", pattern: "^[\\w.-]+$" } },
+        required: ["ms"],
+      },
       annotations: { readOnlyHint: true },
     },
     {
@@ -90,7 +96,11 @@ server.setRequestHandler("tools/call", async (request, context) => {
               .catch(() => {});
           }, 250);
     await new Promise((resolve) => {
-      const timer = setTimeout(resolve, args.ms);
+      const released = () => typeof args.until !== "string" || existsSync(path.join(directory, args.until));
+      let timer = setTimeout(function check() {
+        if (released()) resolve();
+        else timer = setTimeout(check, 100);
+      }, args.ms);
       signal?.addEventListener("abort", () => {
         clearTimeout(timer);
         record({ name, cancelled: true });
