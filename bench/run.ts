@@ -316,6 +316,7 @@ async function sseFanOut(
         send(message: { id?: string }) {
           if (message.id) lastSentAt.set(Number(message.id), Date.now());
         },
+        whenReady: () => Promise.resolve(),
         close() {
           isClosed = true;
         },

@@ -87,6 +87,8 @@ export function useRunStream(
           // A malformed hint changes nothing: the events are what the page trusts.
         }
       });
+      // The server dropped this stream because the page fell too far behind (docs/streams.md): resume now.
+      current.addEventListener("dropped", () => reopen(FIRST_RETRY_MS));
       current.addEventListener("end", () => {
         current.close();
         setState("ended");

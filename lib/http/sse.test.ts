@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { formatSseMessage, openSseResponse } from "./sse";
+import {
+  formatSseMessage,
+  openSseResponse,
+  SSE_DROPPED_EVENT,
+  SSE_HIGH_WATER_BYTES,
+  type SseChannel,
+} from "./sse";
 
 async function readUntil(response: Response, predicate: (text: string) => boolean): Promise<string> {
   const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
@@ -69,5 +75,101 @@ describe("server-sent events framing", () => {
     });
     expect(await readUntil(response, () => false)).toMatch(/^retry: /);
     expect(cleanUps).toBe(1);
+  });
+});
+
+describe("a stream's buffer cap", () => {
+  const kib = (count: number) => "x".repeat(count * 1024);
+
+  it("drops a reader that leaves more than the cap unread, with a final event saying why, and holds no more", async () => {
+    let channel!: SseChannel;
+    let cleanUps = 0;
+    const response = openSseResponse(
+      new AbortController().signal,
+      async (opened) => {
+        channel = opened;
+        return () => {
+          cleanUps += 1;
+        };
+      },
+      { bufferBytes: 200 * 1024 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // Nobody reads: 300 messages of 1 KiB each would be 300 KiB.
+    let sent = 0;
+    while (!channel.isClosed && sent < 300) {
+      channel.send({ id: String(sent + 1), data: kib(1) });
+      sent += 1;
+    }
+    expect(channel.isClosed).toBe(true);
+    expect(cleanUps).toBe(1);
+    expect(sent).toBeLessThan(210);
+    const text = await readUntil(response, () => false);
+    expect(text.length).toBeLessThan(210 * 1024);
+    const last = text.trimEnd().split("\n\n").at(-1) ?? "";
+    expect(last).toMatch(new RegExp(`^event: ${SSE_DROPPED_EVENT}\n`));
+    expect(JSON.parse(last.split("data: ")[1] ?? "")).toMatchObject({ reason: "slow_reader" });
+    // What was delivered is a prefix, without a hole: the reader resumes after its last id.
+    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
+    expect(ids).toEqual(ids.map((_, index) => index + 1));
+  });
+
+  it("keeps a reader that reads, however much passes through", async () => {
+    let channel!: SseChannel;
+    const response = openSseResponse(
+      new AbortController().signal,
+      async (opened) => {
+        channel = opened;
+        return () => {};
+      },
+      { bufferBytes: 128 * 1024 },
+    );
+    const reader = response.body?.getReader();
+    if (!reader) throw new Error("no body");
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    let received = 0;
+    for (let index = 0; index < 1000; index += 1) {
+      await channel.whenReady();
+      channel.send({ data: kib(1) });
+      // The reader takes what is there now and then.
+      if (index % 10 === 0) {
+        for (;;) {
+          const chunk = await reader.read();
+          received += chunk.value?.byteLength ?? 0;
+          if (channel.isClosed || received > index * 1024) break;
+        }
+      }
+    }
+    expect(channel.isClosed).toBe(false);
+    channel.close();
+  });
+
+  it("holds a waiting producer at the high-water mark until the reader takes what is queued", async () => {
+    let channel!: SseChannel;
+    const response = openSseResponse(new AbortController().signal, async (opened) => {
+      channel = opened;
+      return () => {};
+    });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const half = kib(SSE_HIGH_WATER_BYTES / 1024 / 2);
+    channel.send({ data: half });
+    channel.send({ data: half });
+    const isReady = () =>
+      Promise.race([
+        channel.whenReady().then(() => true),
+        new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
+      ]);
+    // Nobody reads: a producer that waits for room waits.
+    expect(await isReady()).toBe(false);
+    const producing = (async () => {
+      for (let page = 0; page < 8; page += 1) {
+        await channel.whenReady();
+        channel.send({ data: half });
+      }
+      channel.close();
+    })();
+    const text = await readUntil(response, () => false);
+    await producing;
+    expect(text.split(half).length - 1).toBe(10);
   });
 });

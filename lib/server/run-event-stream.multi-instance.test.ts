@@ -13,6 +13,7 @@ function recordingChannel() {
   let isClosed = false;
   const channel: SseChannel = {
     send: (message) => sent.push(message),
+    whenReady: () => Promise.resolve(),
     close: () => {
       isClosed = true;
     },
