@@ -168,13 +168,19 @@ export async function appendEvent(
   return seqs?.[0] ?? Number.NaN;
 }
 
-/** A run's events after `afterSeq`, decoded from whichever version they were written at. */
-export async function readEvents(db: Executor, runId: string, afterSeq: number): Promise<StoredRunEvent[]> {
-  const rows = await db
+/** A run's events after `afterSeq` (at most `limit` of them), decoded from whichever version they were written at. */
+export async function readEvents(
+  db: Executor,
+  runId: string,
+  afterSeq: number,
+  limit?: number,
+): Promise<StoredRunEvent[]> {
+  const query = db
     .select()
     .from(runEvents)
     .where(and(eq(runEvents.runId, runId), gt(runEvents.seq, afterSeq)))
     .orderBy(asc(runEvents.seq));
+  const rows = await (limit === undefined ? query : query.limit(limit));
   return rows.map((row) =>
     decodeRunEvent(runId, {
       seq: row.seq,

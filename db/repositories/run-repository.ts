@@ -187,7 +187,7 @@ export function createRunRepository(db: Db): RunStore {
       return row ? toRunRecord(row) : null;
     },
 
-    readEvents: (runId, afterSeq) => readEvents(db, runId, afterSeq),
+    readEvents: (runId, afterSeq, limit) => readEvents(db, runId, afterSeq, limit),
 
     listApprovals: (runId) => readApprovals(db, runId),
 

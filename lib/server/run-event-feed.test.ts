@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StoredRunEvent } from "@/lib/runtime";
-import { createRunEventFeed } from "./run-event-feed";
+import { createRunEventFeed, MAX_FEED_BATCH } from "./run-event-feed";
 import type { RunEventListener } from "./run-event-hub";
 
 const event = (seq: number): StoredRunEvent => ({
@@ -22,9 +22,9 @@ function harness() {
         return () => listeners.delete(listener);
       },
     },
-    async (_runId, afterSeq) => {
+    async (_runId, afterSeq, limit) => {
       reads += 1;
-      return log.filter((entry) => entry.seq > afterSeq);
+      return log.filter((entry) => entry.seq > afterSeq).slice(0, limit);
     },
     (error) => {
       throw error;
@@ -35,6 +35,10 @@ function harness() {
     commit(count: number) {
       for (let index = 0; index < count; index += 1) log.push(event(log.length + 1));
       for (const listener of listeners) listener("run", log.length);
+    },
+    /** Events stored before anyone followed (nobody is told). */
+    store(count: number) {
+      for (let index = 0; index < count; index += 1) log.push(event(log.length + 1));
     },
     reads: () => reads,
     hubListeners: () => listeners.size,
@@ -75,5 +79,18 @@ describe("the run event feed", () => {
     await settle();
     expect(reads()).toBeLessThanOrEqual(2);
     expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it("reads only what is new when a follower that starts at 0 joins a long run, never the history", async () => {
+    const { feed, commit, store } = harness();
+    store(10 * MAX_FEED_BATCH);
+    const batches: number[][] = [];
+    await feed.follow("run", 0, (events) => batches.push(events.map((entry) => entry.seq)));
+    commit(2);
+    await settle();
+    await settle();
+    const handedOut = batches.flat();
+    expect(handedOut.length).toBeLessThanOrEqual(MAX_FEED_BATCH);
+    expect(handedOut.slice(-2)).toEqual([10 * MAX_FEED_BATCH + 1, 10 * MAX_FEED_BATCH + 2]);
   });
 });

@@ -15,10 +15,15 @@ export interface RunEventFeed {
   follow(runId: string, afterSeq: number, listener: EventBatchListener): Promise<() => void>;
 }
 
+/** The most events the feed reads at once: a write appends far fewer. */
+export const MAX_FEED_BATCH = 500;
+
 interface Followed {
   listeners: Set<EventBatchListener>;
   /** The highest seq read (and handed out) so far. */
   readUpTo: number;
+  /** The highest seq announced so far. */
+  announced: number;
   read(): void;
   /** The one hub subscription of this run in this process. */
   subscribed: Promise<() => void>;
@@ -33,24 +38,32 @@ interface Followed {
  */
 export function createRunEventFeed(
   hub: RunEventHub,
-  readEvents: (runId: string, afterSeq: number) => Promise<StoredRunEvent[]>,
+  readEvents: (runId: string, afterSeq: number, limit?: number) => Promise<StoredRunEvent[]>,
   onError: (error: unknown) => void,
 ): RunEventFeed {
   const followed = new Map<string, Followed>();
 
   function start(runId: string, afterSeq: number): Followed {
     const read = createSerialTask(async () => {
-      const events = await readEvents(runId, entry.readUpTo);
-      const last = events.at(-1);
-      if (!last) return;
-      entry.readUpTo = last.seq;
-      for (const listener of entry.listeners) listener(events);
+      for (;;) {
+        // Only what is new: a first follower that starts at 0 of a long run must not make the
+        // feed read (and hand out) the whole history. Listeners behind the batch read the gap.
+        const from = Math.max(entry.readUpTo, entry.announced - MAX_FEED_BATCH);
+        const events = await readEvents(runId, from, MAX_FEED_BATCH);
+        const last = events.at(-1);
+        if (!last) return;
+        entry.readUpTo = last.seq;
+        for (const listener of entry.listeners) listener(events);
+        if (events.length < MAX_FEED_BATCH) return;
+      }
     }, onError);
     const entry: Followed = {
       listeners: new Set(),
       readUpTo: afterSeq,
+      announced: afterSeq,
       read,
       subscribed: hub.subscribe(runId, (_, seq) => {
+        entry.announced = Math.max(entry.announced, seq);
         if (seq > entry.readUpTo) read();
       }),
     };

@@ -3,7 +3,6 @@ import type { SseChannel } from "@/lib/http/sse";
 import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
 import { type StoredRunEvent, toWireEvent } from "@/lib/runtime";
 import { getLogger } from "@/lib/server/logger";
-import { registerStream } from "./open-streams";
 import type { RunService } from "./run-service";
 import { createSerialTask } from "./serial-task";
 
@@ -19,17 +18,26 @@ function wireText(event: StoredRunEvent): string {
   return text;
 }
 
+/** About how many bytes of history a stream reads from the database at a time. */
+export const HISTORY_PAGE_BYTES = 64 * 1024;
+/** The first page's length in events, before the stream knows how large this run's events are. */
+const FIRST_PAGE_EVENTS = 32;
+const MAX_PAGE_EVENTS = 1_000;
+
 /**
  * Streams a run's events after `afterSeq`: the stored ones first, then each
  * new one as it is committed, every one with `id:` = its seq, none skipped or
- * repeated. New events come from the process's one reader of this run (the
- * feed), shared by every stream of the run; a stream that finds a gap before
- * a batch (it was still replaying) reads the gap itself. Once the run has
- * finished and everything up to `run_finished` was sent (now, or before a
- * reconnect), it sends `end` and closes. While the run is RUNNING it also
- * says, as `event: worker`, whether the run's worker is gone (its lease ran
- * out), so the page shows the run as recovering rather than as busy. Returns
- * the clean-up.
+ * repeated. The stored ones are read a page at a time (about
+ * {@link HISTORY_PAGE_BYTES}), the next page only once the reader has taken
+ * most of the last, so a long history never sits in memory once per reader.
+ * New events come from the process's one reader of this run (the feed),
+ * shared by every stream of the run; a stream that finds a gap before a batch
+ * (it was still replaying) reads the gap itself. Once the run has finished
+ * and everything up to `run_finished` was sent (now, or before a reconnect),
+ * it sends `end` and closes. While the run is RUNNING it also says, as
+ * `event: worker`, whether the run's worker is gone (its lease ran out), so
+ * the page shows the run as recovering rather than as busy. Returns the
+ * clean-up.
  */
 export async function pipeRunEvents(
   service: RunService,
@@ -39,6 +47,7 @@ export async function pipeRunEvents(
 ): Promise<() => void> {
   let lastSent = afterSeq;
   let isFirstRead = true;
+  let pageEvents = FIRST_PAGE_EVENTS;
   const end = () => {
     channel.send({ event: "end", data: JSON.stringify({ lastSeq: lastSent }) });
     channel.close();
@@ -47,33 +56,59 @@ export async function pipeRunEvents(
     getLogger().error({ err: error }, "a run event stream could not read from the database");
     channel.close();
   };
+  /** Sends the event that follows the last one sent; false when the stream is done. */
+  const sendNext = (event: StoredRunEvent): boolean => {
+    channel.send({ id: String(event.seq), data: wireText(event) });
+    lastSent = event.seq;
+    if (event.type === "run_finished") {
+      end();
+      return false;
+    }
+    return !channel.isClosed;
+  };
   const send = (events: readonly StoredRunEvent[]) => {
     for (const event of events) {
       if (channel.isClosed) return;
       if (event.seq <= lastSent) continue;
       if (event.seq !== lastSent + 1) return catchUp();
-      channel.send({ id: String(event.seq), data: wireText(event) });
-      lastSent = event.seq;
-      if (event.type === "run_finished") return end();
+      if (!sendNext(event)) return;
     }
   };
   const catchUp = createSerialTask(async () => {
-    const events = await service.readEvents(runId, lastSent);
-    send(events);
-    // A client resuming after the end would otherwise wait forever for nothing.
-    if (isFirstRead && events.length === 0) {
-      const run = await service.getRun(runId);
-      if (run && isTerminalStatus(run.status)) end();
+    for (;;) {
+      await channel.whenReady();
+      if (channel.isClosed) return;
+      const page: Array<StoredRunEvent | undefined> = await service.readEvents(runId, lastSent, pageEvents);
+      const isLastPage = page.length < pageEvents;
+      // A client resuming after the end would otherwise wait forever for nothing.
+      if (isFirstRead && page.length === 0) {
+        const run = await service.getRun(runId);
+        if (run && isTerminalStatus(run.status)) end();
+      }
+      isFirstRead = false;
+      let bytes = 0;
+      for (let index = 0; index < page.length; index += 1) {
+        const event = page[index];
+        // Forgotten as it is sent: a reader that stops holds what it has not taken, not the whole page.
+        page[index] = undefined;
+        if (!event || event.seq <= lastSent) continue;
+        await channel.whenReady();
+        // Live events may have been sent meanwhile.
+        if (channel.isClosed) return;
+        if (event.seq <= lastSent) continue;
+        bytes += wireText(event).length;
+        if (!sendNext(event)) return;
+      }
+      if (isLastPage) return;
+      const averageBytes = Math.max(1, bytes / page.length);
+      pageEvents = Math.min(MAX_PAGE_EVENTS, Math.max(1, Math.floor(HISTORY_PAGE_BYTES / averageBytes)));
     }
-    isFirstRead = false;
   }, onError);
   const unfollow = await service.followEvents(runId, afterSeq, send);
-  const unregister = registerStream(channel);
   catchUp();
   const stopWatching = watchWorker(service, runId, channel);
   return () => {
     stopWatching();
-    unregister();
     unfollow();
   };
 }

@@ -370,7 +370,7 @@ export function createRunHost(options: RunHostOptions) {
     /** Aborts what this process has in flight for a run (a model call, tools) after a cancel elsewhere. */
     abortInProcess: coordinator.abortInProcess,
     getRun: (runId: string) => store.getRun(runId),
-    readEvents: (runId: string, afterSeq: number) => store.readEvents(runId, afterSeq),
+    readEvents: (runId: string, afterSeq: number, limit?: number) => store.readEvents(runId, afterSeq, limit),
     async loadView(runId: string) {
       const events = await store.readEvents(runId, 0);
       // Every run starts with run_started in the transaction that creates it.

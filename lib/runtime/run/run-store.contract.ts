@@ -208,6 +208,25 @@ export function describeRunStoreContract(label: string, open: () => Promise<Stor
         expect(Number.isNaN(Date.parse(events[0]?.at ?? ""))).toBe(false);
       }));
 
+    it("reads events a page at a time: at most `limit`, after `afterSeq`, in seq order", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        await store.createRun(run);
+        for (let stepIndex = 0; stepIndex < 4; stepIndex += 1) {
+          await store.appendEvent(run.id, run.claimToken, {
+            type: "wave_started",
+            payload: { stepIndex, batchIndexes: [0] },
+          });
+        }
+        const seqs = async (afterSeq: number, limit?: number) =>
+          (await store.readEvents(run.id, afterSeq, limit)).map((event) => event.seq);
+        expect(await seqs(0, 2)).toEqual([1, 2]);
+        expect(await seqs(2, 2)).toEqual([3, 4]);
+        expect(await seqs(4, 2)).toEqual([5]);
+        expect(await seqs(5, 2)).toEqual([]);
+        expect(await seqs(1)).toEqual([2, 3, 4, 5]);
+      }));
+
     it("knows nothing of an unknown run and refuses to append to it", () =>
       withStore(async (store) => {
         const unknown = crypto.randomUUID();

@@ -160,8 +160,11 @@ export interface RunStore {
   /** Stores a new RUNNING run claimed by `claimToken`, with its files, and emits `run_started`. */
   createRun(run: NewRun): Promise<void>;
   getRun(runId: string): Promise<RunRecord | null>;
-  /** The run's events after `afterSeq`, decoded, in seq order. */
-  readEvents(runId: string, afterSeq: number): Promise<StoredRunEvent[]>;
+  /**
+   * The run's events after `afterSeq`, decoded, in seq order; at most `limit`
+   * of them when given (a stream replays a long history a page at a time).
+   */
+  readEvents(runId: string, afterSeq: number, limit?: number): Promise<StoredRunEvent[]>;
   /** The run's audited decisions, oldest first. */
   listApprovals(runId: string): Promise<StoredApproval[]>;
   /** Appends an event; returns its seq. */

@@ -214,11 +214,12 @@ export function createMemoryRunStore(options: { now?: () => number } = {}): Memo
       return run ? copy(recordOf(run)) : null;
     },
 
-    async readEvents(runId, afterSeq) {
+    async readEvents(runId, afterSeq, limit) {
       const run = runs.get(runId);
       if (!run) return [];
       return run.events
         .filter((event) => event.seq > afterSeq)
+        .slice(0, limit)
         .map((event): StoredRunEvent => decodeRunEvent(runId, copy(event)));
     },
 
