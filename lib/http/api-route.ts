@@ -53,7 +53,11 @@ export function handleRoute<Context = unknown>(
           "request refused",
         );
       }
-      response = Response.json(body, { status, headers: errorHeaders(body) });
+      // A refusal may say when to come back (`Retry-After` on a 429 or a 503).
+      response = Response.json(body, {
+        status,
+        headers: { ...errorHeaders(body), ...(error instanceof RequestRefusal ? error.headers : {}) },
+      });
     }
     response.headers.set("x-request-id", requestId);
     return response;

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  too_many_streams: 429,
   internal_error: 500,
 } as const;
 

@@ -8,10 +8,12 @@ export class RequestRefusal {
   constructor(
     readonly status: number,
     readonly body: ErrorBody,
+    /** Response headers the refusal comes with (`Retry-After` on a 429). */
+    readonly headers: Record<string, string> = {},
   ) {}
 
-  static of(code: ErrorCode, message: string): RequestRefusal {
-    return new RequestRefusal(statusForCode(code), { error: { code, message }, pending: null });
+  static of(code: ErrorCode, message: string, headers?: Record<string, string>): RequestRefusal {
+    return new RequestRefusal(statusForCode(code), { error: { code, message }, pending: null }, headers);
   }
 
   /** 400 `invalid_request` naming every invalid field (route bodies and server action input alike). */
@@ -24,7 +26,7 @@ export class RequestRefusal {
   }
 
   toResponse(): Response {
-    return Response.json(this.body, { status: this.status });
+    return Response.json(this.body, { status: this.status, headers: this.headers });
   }
 }
 

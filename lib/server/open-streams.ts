@@ -1,10 +1,13 @@
 import "server-only";
+import { RequestRefusal } from "@/lib/http/refusal";
 import type { SseChannel } from "@/lib/http/sse";
+import type { StreamSettings } from "./stream-settings";
 
 // On globalThis: every route and action bundle of this process must see the same sets.
 const globalForStreams = globalThis as typeof globalThis & {
   toolPlaygroundStreams?: Set<SseChannel>;
   toolPlaygroundSessionStreams?: Map<string, Set<SseChannel>>;
+  toolPlaygroundStreamSlots?: Map<string, number>;
 };
 
 function openStreams(): Set<SseChannel> {
@@ -17,9 +20,56 @@ function streamsBySession(): Map<string, Set<SseChannel>> {
   return globalForStreams.toolPlaygroundSessionStreams;
 }
 
+/** Streams open per identity (user id), from the moment a route accepts one until it is cleaned up. */
+function slotsByIdentity(): Map<string, number> {
+  globalForStreams.toolPlaygroundStreamSlots ??= new Map();
+  return globalForStreams.toolPlaygroundStreamSlots;
+}
+
 /** How many event streams (run pages and inboxes) this process has open. */
 export function countOpenStreams(): number {
-  return openStreams().size;
+  let count = 0;
+  for (const slots of slotsByIdentity().values()) count += slots;
+  return count;
+}
+
+/** How long a refused client should wait before it asks again, in seconds. */
+export const TOO_MANY_STREAMS_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * Takes one of the instance's stream slots for `identityId`, or refuses with
+ * 429 `too_many_streams` (and `Retry-After`) when that person or the instance
+ * already holds as many as the settings allow. Returns the release, which is
+ * safe to call more than once.
+ */
+export function reserveStreamSlot(identityId: string, settings: StreamSettings): () => void {
+  const slots = slotsByIdentity();
+  const held = slots.get(identityId) ?? 0;
+  if (held >= settings.perIdentity) {
+    throw tooManyStreams(
+      `You already have ${held} event streams open on this server, the most one person may have (PLAYGROUND_STREAMS_PER_IDENTITY=${settings.perIdentity}). Close a tab or an idle client, then retry.`,
+    );
+  }
+  if (countOpenStreams() >= settings.perInstance) {
+    throw tooManyStreams(
+      `This server already has ${settings.perInstance} event streams open, its limit (PLAYGROUND_STREAMS_PER_INSTANCE). Retry later, or through another instance.`,
+    );
+  }
+  slots.set(identityId, held + 1);
+  let isReleased = false;
+  return () => {
+    if (isReleased) return;
+    isReleased = true;
+    const left = (slots.get(identityId) ?? 1) - 1;
+    if (left > 0) slots.set(identityId, left);
+    else slots.delete(identityId);
+  };
+}
+
+function tooManyStreams(message: string): RequestRefusal {
+  return RequestRefusal.of("too_many_streams", message, {
+    "retry-after": String(TOO_MANY_STREAMS_RETRY_AFTER_SECONDS),
+  });
 }
 
 /** Tracks an open event stream (a run's or the inbox's); returns the function that forgets it. */

@@ -1,13 +1,16 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { readResumeSeq } from "@/lib/http/read-resume-seq";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
-import { openSseResponse } from "@/lib/http/sse";
 import { RunNotFoundError } from "@/lib/runtime";
 import { closeWhenUnauthorized } from "@/lib/server/auth/stream-authorization";
 import { getRunService } from "@/lib/server/get-run-service";
+import { openEventStream } from "@/lib/server/open-event-stream";
 import { pipeRunEvents } from "@/lib/server/run-event-stream";
 
-/** The run's events as server-sent events: replay after `Last-Event-ID` (or `?after=`), then live (SPEC §7). */
+/**
+ * The run's events as server-sent events: replay after `Last-Event-ID` (or `?after=`), then live (SPEC §7).
+ * Within the stream bounds of docs/streams.md: 429 `too_many_streams` past the open-stream limits.
+ */
 export const GET = handleRoute(
   { role: "viewer" },
   async (request: Request, context: RunRouteContext, identity) => {
@@ -15,13 +18,18 @@ export const GET = handleRoute(
     const afterSeq = readResumeSeq(request);
     const service = await getRunService();
     if (!(await service.getRun(runId))) throw new RunNotFoundError(runId);
-    return openSseResponse(request.signal, async (channel) => {
+    return openEventStream(request, identity, async (channel) => {
       const stopWatching = closeWhenUnauthorized(channel, request, identity, "viewer");
-      const stopPiping = await pipeRunEvents(service, runId, afterSeq, channel);
-      return () => {
+      try {
+        const stopPiping = await pipeRunEvents(service, runId, afterSeq, channel);
+        return () => {
+          stopWatching();
+          stopPiping();
+        };
+      } catch (error) {
         stopWatching();
-        stopPiping();
-      };
+        throw error;
+      }
     });
   },
 );

@@ -1,0 +1,45 @@
+export interface ReadSseMessage {
+  id?: string;
+  event: string;
+  data: string;
+}
+
+/** Reads SSE messages from a response body, one at a time, the way EventSource frames them. */
+export function openSseReader(response: Response) {
+  if (!response.body) throw new Error("no body");
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  async function next(): Promise<ReadSseMessage | null> {
+    for (;;) {
+      const end = buffer.indexOf("\n\n");
+      if (end >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const message: ReadSseMessage = { event: "message", data: "" };
+        const data: string[] = [];
+        for (const line of block.split("\n")) {
+          if (line.startsWith("id: ")) message.id = line.slice(4);
+          else if (line.startsWith("event: ")) message.event = line.slice(7);
+          else if (line.startsWith("data: ")) data.push(line.slice(6));
+        }
+        if (data.length === 0) continue;
+        message.data = data.join("\n");
+        return message;
+      }
+      const chunk = await reader.read();
+      if (chunk.done) return null;
+      buffer += chunk.value;
+    }
+  }
+  /** Messages until one matches, inclusive (or until the stream ends). */
+  async function until(predicate: (message: ReadSseMessage) => boolean): Promise<ReadSseMessage[]> {
+    const seen: ReadSseMessage[] = [];
+    for (;;) {
+      const message = await next();
+      if (!message) return seen;
+      seen.push(message);
+      if (predicate(message)) return seen;
+    }
+  }
+  return { next, until, cancel: () => reader.cancel() };
+}
