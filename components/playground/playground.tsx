@@ -6,15 +6,16 @@ import { useId, useMemo, useRef, useState } from "react";
 import { startComparisonAction } from "@/app/actions/start-comparison";
 import { startRunAction } from "@/app/actions/start-run";
 import { buildPreamble, createToolRegistry, DEFAULT_LIMITS, type Limits, type Scenario } from "@/lib/runtime";
+import type { ServerConfiguration } from "@/lib/scenarios/check-scenario-configuration";
 import { findPreset, SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { useCan } from "../auth/viewer-context";
 import { HowItWorks } from "../help/how-it-works";
 import { checkScenarioText } from "./check-scenario-text";
 import { locateScenarioIssue } from "./locate-json-path";
-import { buildPromptTemplate } from "./prompt-template";
+import { buildPromptTemplate, PROMPT_TEMPLATE_ID } from "./prompt-template";
 import { type EditorProblem, ScenarioEditor, type ScenarioEditorHandle } from "./scenario-editor";
 
-const PROMPT_ID = "prompt-template";
+const PROMPT_ID = PROMPT_TEMPLATE_ID;
 
 const LIMIT_FIELDS: Array<{ key: keyof Limits; label: string; min: number; max: number }> = [
   { key: "maxParallelToolCalls", label: "Max parallel tool calls", min: 1, max: 1024 },
@@ -35,14 +36,20 @@ const FROM_RUN_ID = "from-run";
 export function Playground({
   initialPresetId,
   initialScenario,
+  unknownPresetId,
   models,
   modelsProblem,
+  configured,
 }: {
   initialPresetId: string;
+  /** The address asked for a preset that does not exist: the first one is shown, and the page says so. */
+  unknownPresetId?: string;
   /** A scenario to open instead of the preset (a run saved as a scenario), with what its replay cannot reproduce. */
   initialScenario?: { scenario: unknown; notes: string[]; fromRunId: string };
   models: ModelChoice[];
   modelsProblem: string | null;
+  /** What this server configured: a scenario naming anything else is refused before it is sent. */
+  configured: ServerConfiguration;
 }) {
   const router = useRouter();
   const textOf = (id: string) => {
@@ -56,7 +63,7 @@ export function Playground({
   const [text, setText] = useState(() =>
     initialScenario ? `${JSON.stringify(initialScenario.scenario, null, 2)}\n` : textOf(initialPresetId),
   );
-  const check = useMemo(() => checkScenarioText(text), [text]);
+  const check = useMemo(() => checkScenarioText(text, configured), [text, configured]);
   // Each problem with where it is in the text: the list jumps there and the editor underlines it.
   const locatedIssues = useMemo(
     () =>
@@ -75,6 +82,7 @@ export function Playground({
   const editor = useRef<ScenarioEditorHandle>(null);
   const editorLabelId = useId();
   const issuesId = useId();
+  const startReasonId = useId();
   const preset = findPreset(presetId);
   const start = useMutation({
     mutationFn: () => startRunAction({ scenarioText: text }),
@@ -139,6 +147,12 @@ export function Playground({
             </option>
           )}
         </select>
+        {unknownPresetId !== undefined && presetId === initialPresetId && (
+          <p className="notice" role="status">
+            There is no preset named <code>{unknownPresetId}</code>; showing &ldquo;{preset?.title}&rdquo;
+            instead. Choose another above.
+          </p>
+        )}
         {initialScenario && (
           <div className="notice" role="status">
             Opened from run{" "}
@@ -190,7 +204,7 @@ export function Playground({
           type="button"
           className="primary"
           disabled={!check.ok || isStarting || !canStart}
-          aria-describedby={issuesId}
+          aria-describedby={`${startReasonId} ${issuesId}`}
           onClick={() => start.mutate()}
         >
           {isStarting ? "Starting…" : "Start run"}
@@ -202,9 +216,13 @@ export function Playground({
         >
           {compare.isPending ? "Starting both…" : "Run under both policies"}
         </button>
-        {!canStart && (
-          <p className="muted">Starting runs needs the operator role; you can watch runs and the inbox.</p>
-        )}
+        <p id={startReasonId} className="muted start-reason">
+          {!canStart
+            ? "Starting runs needs the operator role; you can watch runs and the inbox."
+            : !check.ok
+              ? `Start run is off until the scenario is fixed: ${describeFirstIssue(check.issues)}`
+              : ""}
+        </p>
         {(refusal ?? compareRefusal) && (
           <div className="alert" role="alert">
             <strong>The run was not started.</strong> {(refusal ?? compareRefusal)?.message}
@@ -261,6 +279,14 @@ export function Playground({
       </section>
     </div>
   );
+}
+
+/** The first problem in a line, and how many more there are (the list beside the editor has them all). */
+function describeFirstIssue(issues: Array<{ path: string; message: string }>): string {
+  const [first] = issues;
+  if (!first) return "";
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
+  return `${first.path ? `${first.path}: ` : ""}${first.message}${more}.`;
 }
 
 /** What a real model is told before the scenario's own system prompt, for this scenario's cap and tools. */

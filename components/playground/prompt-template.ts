@@ -1,3 +1,6 @@
+/** The preset list's value (and `?preset=`) for the prompt-a-model template. */
+export const PROMPT_TEMPLATE_ID = "prompt-template";
+
 /**
  * A scenario that prompts a real model instead of replaying a script. Not a
  * preset: it needs a model endpoint the server's operator configured, which

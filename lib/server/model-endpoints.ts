@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { InvalidScenarioError, type Scenario } from "@/lib/runtime";
+import { findModelEndpointIssues } from "@/lib/scenarios/check-scenario-configuration";
 import { readJsonConfig } from "./read-json-config";
 
 /**
@@ -58,12 +59,6 @@ export function summarizeModelEndpoints(registry: ModelEndpoints): ModelEndpoint
 
 /** Refuses a scenario that names an endpoint the operator did not configure (400, naming `model.endpoint`). */
 export function checkScenarioModel(scenario: Scenario, registry: ModelEndpoints): void {
-  if (scenario.model.kind !== "openai-compatible") return;
-  const name = scenario.model.endpoint;
-  if (registry.endpoints.has(name)) return;
-  const known = [...registry.endpoints.keys()];
-  const message = known.length
-    ? `no model endpoint named "${name}" is configured (configured: ${known.join(", ")})`
-    : `no model endpoint named "${name}" is configured; the server has none (set PLAYGROUND_MODELS)`;
-  throw new InvalidScenarioError([{ path: "model.endpoint", message }]);
+  const issues = findModelEndpointIssues(scenario.model, [...registry.endpoints.keys()]);
+  if (issues.length > 0) throw new InvalidScenarioError(issues);
 }

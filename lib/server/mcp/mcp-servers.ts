@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { EFFECTS, InvalidScenarioError, RESOURCE_CLASSES, type Scenario } from "@/lib/runtime";
+import { findMcpServerIssues } from "@/lib/scenarios/check-scenario-configuration";
 import { readJsonConfig } from "../read-json-config";
 
 const toolOverrideSchema = z
@@ -66,18 +67,6 @@ export function readMcpServers(env: Record<string, string | undefined> = process
 
 /** Refuses a scenario that enables an MCP server the operator did not configure (400, naming `mcpServers.N`). */
 export function checkScenarioMcpServers(scenario: Scenario, configured: McpServers): void {
-  const known = [...configured.servers.keys()];
-  const issues = (scenario.mcpServers ?? []).flatMap((id, index) =>
-    configured.servers.has(id)
-      ? []
-      : [
-          {
-            path: `mcpServers.${index}`,
-            message: known.length
-              ? `no MCP server "${id}" is configured (configured: ${known.join(", ")})`
-              : `no MCP server "${id}" is configured; the server has none (set PLAYGROUND_MCP_SERVERS)`,
-          },
-        ],
-  );
+  const issues = findMcpServerIssues(scenario.mcpServers ?? [], [...configured.servers.keys()]);
   if (issues.length > 0) throw new InvalidScenarioError(issues);
 }
