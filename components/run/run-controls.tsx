@@ -2,8 +2,8 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { cancelRunAction } from "@/app/actions/cancel-run";
-import { queryKeys } from "@/lib/queries/run-queries";
 import { useCan } from "../auth/viewer-context";
+import { refreshRunView } from "../decisions/decide-turn-mutation";
 import { describeActionError } from "../decisions/describe-action-error";
 
 /** Cancel the current turn (the run goes on) or the whole run (it ends CANCELLED), SPEC §4. */
@@ -11,7 +11,7 @@ export function RunControls({ runId, isActive }: { runId: string; isActive: bool
   const queryClient = useQueryClient();
   const cancel = useMutation({
     mutationFn: (scope: "turn" | "run") => cancelRunAction({ runId, scope }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.runView(runId) }),
+    onSettled: () => refreshRunView(queryClient, runId),
   });
   const canCancel = useCan("operator");
   const refusal = cancel.data && !cancel.data.ok ? describeActionError(cancel.data.error) : null;

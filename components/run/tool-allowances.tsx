@@ -2,9 +2,9 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { revokeToolAllowanceAction } from "@/app/actions/revoke-tool-allowance";
-import { queryKeys } from "@/lib/queries/run-queries";
 import type { RunView } from "@/lib/runtime/view/run-view";
 import { useCan } from "../auth/viewer-context";
+import { refreshRunView } from "../decisions/decide-turn-mutation";
 import { describeActionError } from "../decisions/describe-action-error";
 
 /**
@@ -17,7 +17,7 @@ export function ToolAllowances({ view }: { view: RunView }) {
   const queryClient = useQueryClient();
   const revoke = useMutation({
     mutationFn: (toolName: string) => revokeToolAllowanceAction({ runId: view.runId, toolName }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.runView(view.runId) }),
+    onSettled: () => refreshRunView(queryClient, view.runId),
   });
   const granted = Object.entries(view.allowedTools);
   if (granted.length === 0) return null;
