@@ -6,6 +6,7 @@ import { createTokenAction, revokeTokenAction } from "@/app/actions/manage-accou
 import type { TokenSummary } from "@/lib/server/auth/accounts";
 import { ROLES, type Role } from "@/lib/server/auth/roles";
 import { FormMessage, type FormMessageValue } from "../ui/form-message";
+import { Timestamp } from "../ui/timestamp";
 
 /**
  * API tokens: the list (never the secrets), "Create token" (the token is shown
@@ -50,8 +51,10 @@ export function TokensPanel({ tokens, ownEmail }: { tokens: TokenSummary[]; ownE
               </td>
               <td>{token.ownerEmail}</td>
               <td>{token.isRoleUnknown ? `${token.role} (unknown role: limited)` : token.role}</td>
-              <td>{new Date(token.createdAt).toLocaleString()}</td>
-              <td>{token.lastUsedAt ? new Date(token.lastUsedAt).toLocaleString() : "never"}</td>
+              <td>
+                <Timestamp at={token.createdAt} />
+              </td>
+              <td>{token.lastUsedAt ? <Timestamp at={token.lastUsedAt} /> : "never"}</td>
               <td>
                 <button
                   type="button"

@@ -3,7 +3,7 @@ import type { AuditOutcome } from "@/db/repositories/audit-queries";
 import type { AuditQuery } from "@/lib/http/list-queries";
 import type { AuditPage } from "@/lib/server/list-audit";
 import { PageLinks } from "../ui/page-links";
-import { UtcTime } from "../ui/utc-time";
+import { Timestamp } from "../ui/timestamp";
 
 const OUTCOME_LABELS: Record<AuditOutcome, string> = {
   approved: "Approved",
@@ -85,7 +85,7 @@ export function AuditList({ page, query }: { page: AuditPage; query: AuditQuery 
             {page.items.map((row) => (
               <tr key={row.id} data-outcome={row.outcome}>
                 <td data-label="When">
-                  <UtcTime at={row.decidedAt} />
+                  <Timestamp at={row.decidedAt} />
                 </td>
                 <td data-label="Who">
                   {row.actor}

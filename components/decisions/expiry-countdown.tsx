@@ -1,6 +1,7 @@
 "use client";
 
 import { formatDuration } from "../ui/format-duration";
+import { Timestamp } from "../ui/timestamp";
 import { useNow } from "../ui/use-now";
 
 /**
@@ -24,9 +25,9 @@ export function ExpiryCountdown({ expiresAt, isExpiring }: { expiresAt: string; 
       ) : (
         <>Expired: nobody decided in time. The gated call will not run.</>
       )}{" "}
-      <time className="muted" dateTime={expiresAt}>
-        (at {new Date(expiresAt).toLocaleTimeString()})
-      </time>
+      <span className="muted">
+        (at <Timestamp at={expiresAt} />)
+      </span>
     </p>
   );
 }

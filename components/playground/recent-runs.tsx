@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { StatusBadge } from "../ui/status-badge";
+import { Timestamp } from "../ui/timestamp";
 
 export interface RecentRun {
   id: string;
@@ -20,9 +21,7 @@ export function RecentRuns({ runs }: { runs: RecentRun[] }) {
           {runs.map((run) => (
             <li key={run.id}>
               <Link href={`/runs/${run.id}`}>{run.name}</Link> <StatusBadge status={run.status} />{" "}
-              <time className="muted" dateTime={run.createdAt}>
-                {run.createdAt.slice(0, 19).replace("T", " ")} UTC
-              </time>
+              <Timestamp at={run.createdAt} className="muted" />
             </li>
           ))}
         </ul>

@@ -1,4 +1,5 @@
 import type { DecisionView } from "@/lib/runtime/view/run-view";
+import { Timestamp } from "../ui/timestamp";
 
 /**
  * Every decision on the run, from its events: who, when, on which turn
@@ -15,8 +16,7 @@ export function DecisionHistory({ decisions }: { decisions: DecisionView[] }) {
         {decisions.map((decision) => (
           <li key={decision.seq} data-outcome={decision.outcome}>
             <strong>{describeDecision(decision)}</strong>
-            {decision.kind === "decision" ? ` by ${decision.actor}` : ""}{" "}
-            <time dateTime={decision.at}>{new Date(decision.at).toLocaleString()}</time>, step{" "}
+            {decision.kind === "decision" ? ` by ${decision.actor}` : ""} <Timestamp at={decision.at} />, step{" "}
             {decision.stepIndex + 1}, turn{" "}
             <code title={decision.turnDigest}>{decision.turnDigest.slice(0, 12)}…</code>
             {decision.reason && <>: “{decision.reason}”</>}

@@ -1,5 +1,6 @@
 import type { RunView } from "@/lib/runtime/view/run-view";
 import { JsonBlock } from "../ui/json-block";
+import { Timestamp } from "../ui/timestamp";
 
 /** Every event the page has folded, by seq (a gap or a repeat here would be a bug); each opens to its payload. */
 export function EventLog({ log }: { log: RunView["log"] }) {
@@ -12,9 +13,7 @@ export function EventLog({ log }: { log: RunView["log"] }) {
             <details>
               <summary>
                 <span className="numeric">{entry.seq}</span> <code>{entry.type}</code>{" "}
-                <time dateTime={entry.at} className="muted">
-                  {entry.at.slice(11, 23)}
-                </time>
+                <Timestamp at={entry.at} className="muted" />
                 <span className="visually-hidden"> payload</span>
               </summary>
               <JsonBlock value={entry.payload} label={`payload of event ${entry.seq}, ${entry.type}`} />

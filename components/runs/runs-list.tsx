@@ -4,7 +4,7 @@ import type { RunListQuery } from "@/lib/http/list-queries";
 import type { RunListPage } from "@/lib/server/list-runs";
 import { PageLinks } from "../ui/page-links";
 import { describeStatus, StatusBadge } from "../ui/status-badge";
-import { UtcTime } from "../ui/utc-time";
+import { Timestamp } from "../ui/timestamp";
 
 /**
  * Every run on this database, newest first: a plain form filters it (it works
@@ -72,7 +72,7 @@ export function RunsList({ page, query }: { page: RunListPage; query: RunListQue
                 </td>
                 <td data-label="Started by">{run.startedBy ?? <span className="muted">—</span>}</td>
                 <td data-label="Started">
-                  <UtcTime at={run.createdAt} />
+                  <Timestamp at={run.createdAt} />
                 </td>
                 <td data-label="Steps" className="numeric">
                   {run.steps}
