@@ -30,16 +30,11 @@ export function InboxFilters({
       </label>
       <label>
         Tool
-        <input type="search" name="tool" defaultValue={filter.tool ?? ""} placeholder="delete_file" />
+        <input type="search" name="tool" defaultValue={filter.tool ?? ""} placeholder="Any tool" />
       </label>
       <label>
         Started by
-        <input
-          type="search"
-          name="startedBy"
-          defaultValue={filter.startedBy ?? ""}
-          placeholder="Part of a name"
-        />
+        <input type="search" name="startedBy" defaultValue={filter.startedBy ?? ""} placeholder="Anyone" />
       </label>
       <button type="submit">Filter</button>
       {hasFilters && (

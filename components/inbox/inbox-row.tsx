@@ -7,6 +7,7 @@ import { useCan } from "../auth/viewer-context";
 import { DenyForm } from "../decisions/deny-form";
 import { describeActionError } from "../decisions/describe-action-error";
 import { ExpiryCountdown } from "../decisions/expiry-countdown";
+import { FileChangePreview } from "../decisions/file-change-preview";
 import { BoundDefinition, shownDefinitionOf } from "../decisions/shown-tool-definition";
 import { type DecideInput, useDecideTurn } from "../decisions/use-decide-turn";
 import { formatDuration } from "../ui/format-duration";
@@ -144,6 +145,8 @@ export function InboxRow({
                 )}{" "}
                 <code className="inline-args">{abbreviate(call.arguments)}</code>
                 {gate >= 0 && <BoundDefinition call={call} shown={shown} />}
+                {/* The same preview as the run page: what the barrier's write would change, as a diff. */}
+                {gate === 0 && <FileChangePreview runId={item.runId} call={call} />}
               </li>
             );
           })}
