@@ -9,14 +9,17 @@ test("cancelling the run at a barrier invalidates the pending calls and ends it 
   const run = await new PlaygroundPage(page).startPreset("write-then-read-back");
   await run.expectStatus("Waiting for approval");
 
-  // Cancelling a run cannot be undone, so the page asks first.
-  page.once("dialog", (dialog) => dialog.accept());
+  // Cancelling a run cannot be undone, so the page asks first, in its own dialog.
   await page.getByRole("button", { name: "Cancel run" }).click();
+  const confirm = page.getByRole("dialog", { name: "Cancel this run?" });
+  await expect(confirm).toContainText("cannot be resumed");
+  await confirm.getByRole("button", { name: "Cancel the run" }).click();
   await run.expectStatus("Cancelled");
   await expect(run.approvalPanel).toHaveCount(0);
   await run.expectCallState(1, "write_file", 0, "invalidated");
   await run.expectCallState(1, "read_file", 1, "invalidated");
-  await expect(page.getByRole("button", { name: "Cancel run" })).toBeDisabled();
+  // A finished run has nothing to cancel: no buttons at all.
+  await expect(page.getByRole("button", { name: /^Cancel (run|turn)$/ })).toHaveCount(0);
   await run.screenshot("cancelled at a barrier", testInfo);
 });
 

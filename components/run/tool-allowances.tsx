@@ -2,6 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { revokeToolAllowanceAction } from "@/app/actions/revoke-tool-allowance";
+import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
 import type { RunView } from "@/lib/runtime/view/run-view";
 import { useCan } from "../auth/viewer-context";
 import { refreshRunView } from "../decisions/decide-turn-mutation";
@@ -10,10 +11,11 @@ import { describeActionError } from "../decisions/describe-action-error";
 /**
  * The tools this run may call without asking ("always allow"), who granted
  * each, and a way to take it back: from the run's next step, calls of a
- * revoked tool wait for a decision again.
+ * revoked tool wait for a decision again. A finished run lists its grants
+ * without a Revoke button: there is no next step to apply it to.
  */
 export function ToolAllowances({ view }: { view: RunView }) {
-  const canRevoke = useCan("approver");
+  const canRevoke = useCan("approver") && !isTerminalStatus(view.status);
   const queryClient = useQueryClient();
   const revoke = useMutation({
     mutationFn: (toolName: string) => revokeToolAllowanceAction({ runId: view.runId, toolName }),
