@@ -51,8 +51,10 @@ test("the run page downloads its report, copies a curl command that runs it agai
   const saved = await download;
   expect(saved.suggestedFilename()).toBe(`run-${run.runId}-report.json`);
 
-  await page.getByRole("button", { name: "Copy as curl" }).click();
-  await expect(page.getByText("Copied: set PLAYGROUND_TOKEN to an API token first.")).toBeVisible();
+  await page.getByText("Copy as curl").click();
+  await expect(page.getByText(/Starts a new run from this run's scenario/)).toBeVisible();
+  await page.getByRole("button", { name: "Copy: run it again" }).click();
+  await expect(page.getByText("Copied “run it again”. Set PLAYGROUND_TOKEN first.")).toBeVisible();
   const command = await page.evaluate(() => navigator.clipboard.readText());
   expect(command).toContain(`/api/runs/${run.runId}/scenario`);
   expect(command).toContain("--data-binary @-");

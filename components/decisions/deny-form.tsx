@@ -27,7 +27,7 @@ export function DenyForm({
         onDeny(reason);
       }}
     >
-      <label htmlFor={reasonId}>Reply to the model instead</label>
+      <label htmlFor={reasonId}>Reply to the model instead (optional)</label>
       <input
         id={reasonId}
         value={reason}
@@ -36,7 +36,7 @@ export function DenyForm({
           if (event.key === "Escape") onCancel?.();
         }}
         maxLength={2000}
-        placeholder="Why not, or what to do instead (optional)"
+        placeholder="Why not, or what instead?"
         // biome-ignore lint/a11y/noAutofocus: opened by the person's own `d`, the reason is what they type next
         autoFocus={autoFocus}
       />

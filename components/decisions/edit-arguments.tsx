@@ -2,7 +2,11 @@
 
 import { useEffect, useId, useState } from "react";
 import { checkDecisionAction } from "@/app/actions/check-decision";
+import { JsonEditor } from "../ui/json-editor";
 import { LineDiff } from "../ui/line-diff";
+
+/** The problem is named below the editor (the server's message has no position in the text). */
+const NO_PROBLEMS: never[] = [];
 
 /** How long typing pauses before the server checks the edit. */
 const CHECK_DELAY_MS = 300;
@@ -17,7 +21,7 @@ interface EditArgumentsProps {
 }
 
 /**
- * Edit, then approve: the barrier's arguments in a JSON field, prefilled
+ * Edit, then approve: the barrier's arguments in the JSON editor the playground uses, prefilled
  * with what the model sent, checked as the person types (JSON here, then the
  * tool's own schema and preflight on the server, exactly as the decision will
  * be), with the change shown as a diff against the original.
@@ -35,6 +39,7 @@ export function EditArguments({
   const parsed = parseObject(text);
   const [serverProblem, setServerProblem] = useState<{ text: string; message: string | null } | null>(null);
   const fieldId = useId();
+  const labelId = useId();
   const problemId = useId();
 
   // The server checks each text once it stops changing; an answer for an older text is dropped.
@@ -78,20 +83,20 @@ export function EditArguments({
         if (canApprove && parsed.ok) onApprove(parsed.value);
       }}
     >
-      <label htmlFor={fieldId}>
+      {/* Not a <label>: the editor is a contenteditable, which a label's `for` cannot name. */}
+      <div id={labelId} className="editor-label">
         Arguments of {call.name} (call {call.batchIndex}), as JSON
-      </label>
-      <textarea
+      </div>
+      <JsonEditor
         id={fieldId}
         value={text}
-        onChange={(event) => setText(event.target.value)}
-        onKeyDown={(event) => {
-          if (event.key === "Escape") onCancel();
-        }}
-        rows={Math.min(16, Math.max(4, text.split("\n").length + 1))}
-        spellCheck={false}
-        aria-invalid={problem !== null}
-        aria-describedby={problemId}
+        onChange={setText}
+        onEscape={onCancel}
+        labelledBy={labelId}
+        describedBy={problemId}
+        isInvalid={problem !== null}
+        problems={NO_PROBLEMS}
+        isCompact
       />
       <p id={problemId} className={problem ? "field-problem" : "muted"} role={problem ? "alert" : "status"}>
         {problem ?? (isChecked ? "The tool accepts these arguments." : "Checking…")}

@@ -10,10 +10,10 @@ import type { ServerConfiguration } from "@/lib/scenarios/check-scenario-configu
 import { findPreset, SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { useCan } from "../auth/viewer-context";
 import { HowItWorks } from "../help/how-it-works";
+import { type EditorProblem, JsonEditor, type JsonEditorHandle } from "../ui/json-editor";
 import { checkScenarioText } from "./check-scenario-text";
 import { locateScenarioIssue } from "./locate-json-path";
 import { buildPromptTemplate, PROMPT_TEMPLATE_ID } from "./prompt-template";
-import { type EditorProblem, ScenarioEditor, type ScenarioEditorHandle } from "./scenario-editor";
 
 const PROMPT_ID = PROMPT_TEMPLATE_ID;
 
@@ -79,7 +79,7 @@ export function Playground({
       ),
     [locatedIssues],
   );
-  const editor = useRef<ScenarioEditorHandle>(null);
+  const editor = useRef<JsonEditorHandle>(null);
   const editorLabelId = useId();
   const issuesId = useId();
   const startReasonId = useId();
@@ -234,7 +234,7 @@ export function Playground({
         <div id={editorLabelId} className="editor-label">
           Scenario JSON
         </div>
-        <ScenarioEditor
+        <JsonEditor
           ref={editor}
           id="scenario-json"
           value={text}

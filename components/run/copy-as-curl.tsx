@@ -1,38 +1,56 @@
 "use client";
 
 import { useState } from "react";
+import { buildCurlCommands, type CurlCommand } from "./curl-commands";
 
 /**
- * Copies a shell command that runs this run again over the HTTP API: it
- * fetches the run as a scenario that replays it, and starts a run from it.
- * It names the token variable; the token itself never leaves the person's shell.
+ * The run's HTTP API requests as curl commands to copy: start a new run from
+ * this one's scenario, decide the waiting turn, read the report. Each says
+ * what it does; the token is `$PLAYGROUND_TOKEN`, explained here, and never
+ * leaves the person's shell.
  */
-export function CopyAsCurl({ runId }: { runId: string }) {
-  const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
-  async function copy() {
-    const origin = window.location.origin;
-    const auth = `-H "Authorization: Bearer $PLAYGROUND_TOKEN"`;
-    const command =
-      `curl -s ${auth} "${origin}/api/runs/${runId}/scenario" | ` +
-      `curl -s ${auth} -H 'content-type: application/json' --data-binary @- "${origin}/api/runs"`;
+export function CopyAsCurl({ runId, turnDigest }: { runId: string; turnDigest: string | null }) {
+  const [copied, setCopied] = useState<{ command: CurlCommand; ok: boolean } | null>(null);
+  const [origin, setOrigin] = useState<string | null>(null);
+  const commands = origin ? buildCurlCommands({ origin, runId, turnDigest }) : [];
+  async function copy(command: CurlCommand) {
     try {
-      await navigator.clipboard.writeText(command);
-      setCopied("yes");
+      await navigator.clipboard.writeText(command.command);
+      setCopied({ command, ok: true });
     } catch {
-      setCopied("failed");
+      setCopied({ command, ok: false });
     }
   }
   return (
-    <>
-      <button type="button" className="link-button" onClick={copy}>
-        Copy as curl
-      </button>
-      <span role="status" className="muted">
-        {copied === "yes" ? "Copied: set PLAYGROUND_TOKEN to an API token first." : ""}
-        {copied === "failed"
-          ? "The browser would not copy; the command is GET …/scenario piped to POST /api/runs."
-          : ""}
-      </span>
-    </>
+    <details
+      className="curl-commands"
+      onToggle={(event) => {
+        if (event.currentTarget.open) setOrigin(window.location.origin);
+      }}
+    >
+      <summary>Copy as curl</summary>
+      <div className="curl-commands-body">
+        <p className="muted">
+          Each command sends <code>$PLAYGROUND_TOKEN</code>, an API token: create one under{" "}
+          <a href="/account">Your tokens</a>, then <code>export PLAYGROUND_TOKEN=tp_…</code> in your shell.
+        </p>
+        <ul>
+          {commands.map((command) => (
+            <li key={command.id}>
+              <button type="button" onClick={() => copy(command)}>
+                Copy: {command.label}
+              </button>{" "}
+              <span className="muted">{command.effect}</span>
+            </li>
+          ))}
+        </ul>
+        <p role="status" className="muted">
+          {copied?.ok === true ? `Copied “${copied.command.label}”. Set PLAYGROUND_TOKEN first.` : ""}
+          {copied?.ok === false
+            ? `The browser would not copy; the command is: ${copied.command.command}`
+            : ""}
+        </p>
+      </div>
+    </details>
   );
 }

@@ -72,7 +72,7 @@ export function RunPage({
             <a href={`/api/runs/${view.runId}/report`} download={`run-${view.runId}-report.json`}>
               Download report
             </a>
-            <CopyAsCurl runId={view.runId} />
+            <CopyAsCurl runId={view.runId} turnDigest={view.pending?.turnDigest ?? null} />
           </span>
         </div>
       </header>

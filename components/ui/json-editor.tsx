@@ -16,8 +16,8 @@ import {
 import { tags } from "@lezer/highlight";
 import { type Ref, useEffect, useImperativeHandle, useRef, useState } from "react";
 
-/** What the playground can ask of the editor besides its text. */
-export interface ScenarioEditorHandle {
+/** What a page can ask of the editor besides its text. */
+export interface JsonEditorHandle {
   /** Selects `from`–`to`, scrolls it into view and moves focus to the editor. */
   revealRange(from: number, to: number): void;
 }
@@ -91,11 +91,12 @@ const theme = EditorView.theme({
 });
 
 /**
- * A JSON editor (CodeMirror) for the scenario, with highlighting, undo, bracket matching and the
- * problems underlined. Tab is not bound, so it still moves focus and the page stays usable from
- * the keyboard; the problems list below the editor names each problem and jumps to it.
+ * A JSON editor (CodeMirror), with highlighting, undo, bracket matching and the problems
+ * underlined: the playground's scenario and a decision's edited arguments. Tab is not bound, so it
+ * still moves focus and the page stays usable from the keyboard; the problems list below the
+ * editor names each problem and jumps to it. `isCompact` sizes it to its text (up to a limit).
  */
-export function ScenarioEditor({
+export function JsonEditor({
   id,
   value,
   onChange,
@@ -103,6 +104,8 @@ export function ScenarioEditor({
   describedBy,
   isInvalid,
   problems,
+  isCompact = false,
+  onEscape,
   ref,
 }: {
   id: string;
@@ -112,16 +115,21 @@ export function ScenarioEditor({
   describedBy: string;
   isInvalid: boolean;
   problems: readonly EditorProblem[];
-  ref?: Ref<ScenarioEditorHandle>;
+  isCompact?: boolean;
+  /** Escape in the editor (a form's "cancel"). */
+  onEscape?(): void;
+  ref?: Ref<JsonEditorHandle>;
 }) {
   const host = useRef<HTMLDivElement>(null);
   // Only the first render's value seeds the editor; later values arrive through the effect below.
   const initialValue = useRef(value);
   const latestOnChange = useRef(onChange);
+  const latestOnEscape = useRef(onEscape);
   const [view, setView] = useState<EditorView | null>(null);
 
   useEffect(() => {
     latestOnChange.current = onChange;
+    latestOnEscape.current = onEscape;
   });
 
   // CodeMirror needs the DOM, so it starts here, after hydration; until then the text shows in a <pre>.
@@ -140,7 +148,19 @@ export function ScenarioEditor({
           highlightActiveLine(),
           json(),
           syntaxHighlighting(highlightStyle),
-          keymap.of([...defaultKeymap, ...historyKeymap]),
+          keymap.of([
+            // Escape is the page's (cancel an edit) only when the page asks for it; otherwise CodeMirror's.
+            {
+              key: "Escape",
+              run: () => {
+                const onEscapeNow = latestOnEscape.current;
+                onEscapeNow?.();
+                return onEscapeNow !== undefined;
+              },
+            },
+            ...defaultKeymap,
+            ...historyKeymap,
+          ]),
           theme,
           contentAttributes.of([]),
           EditorView.updateListener.of((update) => {
@@ -208,7 +228,7 @@ export function ScenarioEditor({
   );
 
   return (
-    <div className="editor">
+    <div className={isCompact ? "editor editor-compact" : "editor"}>
       <div ref={host} className="editor-host" />
       {!view && <pre className="editor-fallback">{value}</pre>}
     </div>
