@@ -12,7 +12,8 @@ export function AccountMenu({ identity }: { identity: Identity }) {
         <Link href="/account">Your tokens</Link>
       )}
       <span className="account-name">
-        {identity.name} <span className="tag">{identity.role}</span>
+        <span className="account-name-text">{identity.name}</span>{" "}
+        <span className="tag">{identity.role}</span>
       </span>
       <form action={signOutAction}>
         <button type="submit">Sign out</button>

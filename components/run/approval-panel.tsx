@@ -160,28 +160,40 @@ function DecisionForm({
           onApprove={(editedArguments) => approve({ editedArguments })}
           onCancel={() => setIsEditing(false)}
         />
-      ) : (
-        <div className="decision-actions">
-          <button type="button" className="primary" disabled={isPending} onClick={() => approve()}>
-            Approve
-          </button>
-          {pending.gates.length > 1 && (
-            <button type="button" disabled={isPending} onClick={() => approve({ scope: "turn" })}>
-              Approve all {pending.gates.length} gates in this turn
+      ) : null}
+      {/*
+        The decision bar: fixed to the bottom of the screen while the run waits, so Approve is in view
+        however long the turn's calls are and wherever the page is scrolled; in the flow while the
+        arguments are edited (that form has its own approve button and needs the room).
+      */}
+      <div className="decision-bar" data-docked={isEditing ? undefined : "true"}>
+        <p className="decision-bar-summary">
+          <strong>Waiting for you:</strong> step {pending.stepIndex + 1}, {barrier.name} (call{" "}
+          {barrier.batchIndex}){pending.calls.length > 1 ? ` and ${pending.calls.length - 1} more` : ""}
+        </p>
+        {!isEditing && (
+          <div className="decision-actions">
+            <button type="button" className="primary" disabled={isPending} onClick={() => approve()}>
+              Approve
             </button>
-          )}
-          <button type="button" disabled={isPending} onClick={() => setIsEditing(true)}>
-            Edit arguments, then approve
-          </button>
-        </div>
-      )}
-      <DenyForm
-        isPending={isPending}
-        onDeny={(reason) => decide({ approve: false, turnDigest: pending.turnDigest, reason })}
-      />
-      <span role="status" className="muted">
-        {isPending ? "Sending your decision…" : ""}
-      </span>
+            {pending.gates.length > 1 && (
+              <button type="button" disabled={isPending} onClick={() => approve({ scope: "turn" })}>
+                Approve all {pending.gates.length} gates in this turn
+              </button>
+            )}
+            <button type="button" disabled={isPending} onClick={() => setIsEditing(true)}>
+              Edit arguments, then approve
+            </button>
+          </div>
+        )}
+        <DenyForm
+          isPending={isPending}
+          onDeny={(reason) => decide({ approve: false, turnDigest: pending.turnDigest, reason })}
+        />
+        <span role="status" className="muted">
+          {isPending ? "Sending your decision…" : ""}
+        </span>
+      </div>
     </div>
   );
 }
