@@ -8,6 +8,8 @@ import { RunPage } from "./pages/run-page";
 
 // The rough edges a new user hit first (issue 31): each test is one of them, at a laptop's and a phone's size.
 const LAPTOP = { width: 1280, height: 800 };
+// Each test runs axe over a whole page and takes screenshots: on a busy 2-core machine that outgrows 30 s.
+test.describe.configure({ timeout: 120_000 });
 const PHONE = { width: 390, height: 844 };
 
 async function look(page: Page, label: string, testInfo: TestInfo) {

@@ -125,6 +125,8 @@ export function JsonEditor({
   const initialValue = useRef(value);
   const latestOnChange = useRef(onChange);
   const latestOnEscape = useRef(onEscape);
+  // Like the value, read once: a compact editor wraps long lines instead of scrolling sideways.
+  const wrapsLines = useRef(isCompact);
   const [view, setView] = useState<EditorView | null>(null);
 
   useEffect(() => {
@@ -162,6 +164,7 @@ export function JsonEditor({
             ...historyKeymap,
           ]),
           theme,
+          wrapsLines.current ? EditorView.lineWrapping : [],
           contentAttributes.of([]),
           EditorView.updateListener.of((update) => {
             if (
