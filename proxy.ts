@@ -22,8 +22,10 @@ export async function proxy(request: NextRequest) {
     // Nothing rendered, so nothing to leak: the page's own check (requirePageIdentity) still
     // decides for every request that carries credentials, forged or not, and for the client router.
     const { pathname, search } = request.nextUrl;
-    const next = pathname === "/" && search === "" ? "" : `?next=${encodeURIComponent(pathname + search)}`;
-    return new NextResponse(null, { status: 307, headers: { location: `/sign-in${next}` } });
+    const signIn = new URL("/sign-in", request.nextUrl);
+    if (pathname !== "/" || search !== "") signIn.searchParams.set("next", pathname + search);
+    // Next sends a redirect to its own origin as a path (/sign-in?next=…).
+    return NextResponse.redirect(signIn, 307);
   }
   const policy = buildContentSecurityPolicy(createNonce(), process.env.NODE_ENV !== "production");
   const requestHeaders = new Headers(request.headers);
