@@ -69,8 +69,17 @@ export class ToolError extends RuntimeError {
   static override readonly brand: string = "ToolError";
   declare readonly code: "tool_error";
 
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** The code the call's error records: `tool_error`, or one the tool gave (an agent's report, `interrupted`). */
+  readonly outcomeCode: string;
+
+  constructor(message: string, options?: { cause?: unknown; outcomeCode?: string }) {
     super("tool_error", message, options);
+    this.outcomeCode = options?.outcomeCode ?? "tool_error";
+  }
+
+  /** The code a call that failed with `error` records (older copies of this class have no `outcomeCode`). */
+  static codeOf(error: ToolError): string {
+    return typeof error.outcomeCode === "string" ? error.outcomeCode : error.code;
   }
 }
 

@@ -7,6 +7,41 @@
 // Validation messages in plain words for every schema (zod's global error map).
 import "./validation-messages";
 
+// Agents that run outside the playground (docs/agent-api.md).
+export { AgentProtocolError, type AgentProtocolErrorCode } from "./agent/agent-errors";
+export {
+  type AgentMailbox,
+  type AgentRelease,
+  type AgentReport,
+  type AgentTurnRecord,
+  createMailboxWakeups,
+  type NewAgentRelease,
+  RELEASE_STATES,
+  type ReleaseState,
+} from "./agent/agent-mailbox";
+export {
+  type AgentIdentity,
+  type AgentNext,
+  type AgentProtocol,
+  type CallOutcomeView,
+  createAgentProtocol,
+  digestTurn,
+  type ReleaseView,
+  type TurnOutcome,
+} from "./agent/agent-protocol";
+export {
+  type AgentReportInput,
+  type AgentTurnInput,
+  agentFinishInputSchema,
+  agentReportInputSchema,
+  agentTurnInputSchema,
+  MAX_CALLS_PER_TURN,
+  MAX_POLL_WAIT_SECONDS,
+  MAX_REPORTED_RESULT_BYTES,
+  type OpenAgentRunInput,
+  openAgentRunInputSchema,
+} from "./agent/agent-schemas";
+
 // Running: model port, run loop, persisted state, the coordinator.
 export { startCancelRun } from "./coordinator/cancel-run";
 export type { CoordinatorDependencies } from "./coordinator/coordinator-dependencies";

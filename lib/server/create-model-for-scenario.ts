@@ -7,6 +7,16 @@ import { createOpenAiCompatibleModel, ModelRequestError } from "./openai-compati
 export function createModelForScenario(scenario: Scenario, registry: ModelEndpoints): Model {
   const model = scenario.model;
   if (model.kind === "scripted") return createScriptedModel(model.turns);
+  if (model.kind === "agent") {
+    // The run host gives agent runs their mailbox model itself (lib/runtime/agent).
+    return {
+      complete: async () => {
+        throw new ModelRequestError(
+          "An agent's run takes its turns from the agent, not from a model endpoint.",
+        );
+      },
+    };
+  }
   const endpoint = registry.endpoints.get(model.endpoint);
   if (!endpoint) {
     // Checked when the run started; the configuration changed since.

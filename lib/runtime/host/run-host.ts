@@ -1,17 +1,24 @@
+import type { AgentMailbox } from "../agent/agent-mailbox";
+import { createAgentModel } from "../agent/agent-model";
+import { createAgentTool } from "../agent/agent-tool";
 import { startCancelRun } from "../coordinator/cancel-run";
 import { readPendingTurn } from "../coordinator/claim-waiting-run";
 import type { CoordinatorDependencies } from "../coordinator/coordinator-dependencies";
 import { checkDecision, type Decision, startDecision } from "../coordinator/decide";
 import { expireWait } from "../coordinator/expire-wait";
 import { RuntimeError, ToolConfigurationError, ToolServerUnavailableError } from "../errors";
-import type { Model, TranscriptEntry } from "../model/model";
+import type { Model, ModelToolCall, TranscriptEntry } from "../model/model";
+import { planBatch } from "../plan-batch";
 import { describeFirstIssue, UnreadableRunError } from "../run/persisted-schemas";
+import { normalizeCalls } from "../run/plan-next-step";
 import { recoverRun } from "../run/recover-run";
 import type { RunEnvironment } from "../run/run-environment";
 import { driveRun } from "../run/run-loop";
 import type { RunRecord, RunStore } from "../run/run-store";
 import type { RunTelemetry } from "../run/run-telemetry";
 import type { RunStatus } from "../run/run-types";
+import { withAllowances } from "../run/tool-allowances";
+import { InvalidScenarioError } from "../scenario/parse-scenario";
 import { refuseLoweredApprovals } from "../scenario/refuse-lowered-approvals";
 import { type Scenario, scenarioSchema } from "../scenario/scenario-schema";
 import { findSchemaPatterns, type SchemaPattern } from "../tools/safe-reg-exp";
@@ -67,6 +74,13 @@ export interface RunHostOptions {
    */
   judgePatterns?(patterns: SchemaPattern[]): Promise<void>;
   log?(message: string, detail?: Record<string, unknown>): void;
+  /**
+   * Where agents that run outside the playground leave their turns and
+   * reports (docs/agent-api.md); without one, agent runs cannot be opened.
+   * `pollMs`: how often a waiting worker reads it again for what other
+   * instances stored (default 250).
+   */
+  agents?: { mailbox: AgentMailbox; pollMs?: number };
 }
 
 /** Who starts a run, when a person does (the CLI runs headless, as nobody). */
@@ -120,7 +134,21 @@ export function createRunHost(options: RunHostOptions) {
       ? await options.prepareTools(scenario)
       : { definitions: [], problems: [] };
     const problems = [...prepared.problems];
-    let definitions = prepared.definitions;
+    const agents = options.agents;
+    // An agent's declared tools are executed by the agent: released to it, their outcomes its reports.
+    const agentTools =
+      scenario.model.kind === "agent" && agents
+        ? scenario.tools.map((tool) =>
+            createAgentTool(tool, {
+              mailbox: agents.mailbox,
+              releaseLeaseMs:
+                scenario.model.kind === "agent" ? scenario.model.releaseLeaseSeconds * 1_000 : 60_000,
+              pollMs: agents.pollMs ?? 250,
+              now,
+            }),
+          )
+        : [];
+    let definitions = [...agentTools, ...prepared.definitions];
     await options.judgePatterns?.(
       [...scenario.tools, ...definitions].flatMap((tool) => findSchemaPatterns(tool.parameters)),
     );
@@ -131,7 +159,7 @@ export function createRunHost(options: RunHostOptions) {
       try {
         const registry = createToolRegistry({
           definitions,
-          tools: scenario.tools,
+          tools: agentTools.length > 0 ? [] : scenario.tools,
           approvals: scenario.approvals,
         });
         return { registry, problems };
@@ -163,7 +191,14 @@ export function createRunHost(options: RunHostOptions) {
       runId: run.id,
       claimToken,
       store,
-      model: options.createModel(scenario),
+      model:
+        scenario.model.kind === "agent" && options.agents
+          ? createAgentModel(run.id, {
+              mailbox: options.agents.mailbox,
+              pollMs: options.agents.pollMs ?? 250,
+              name: `agent:${scenario.model.agent.name}`,
+            })
+          : options.createModel(scenario),
       registry: listed ?? (await registryOf(run)),
       allowances: { current: run.allowedTools },
       limits: run.limits,
@@ -302,7 +337,45 @@ export function createRunHost(options: RunHostOptions) {
     return recovery ? { settled: recovery.settled } : { settled: watchDeadline(runId, started.settled) };
   }
 
+  /** Starts a run of a scenario; an agent's run is opened with {@link startAgentRun} only. */
   async function startRun(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
+    if (scenario.model.kind === "agent") {
+      throw new InvalidScenarioError([
+        { path: "model.kind", message: "agent runs are opened by an agent's token at POST /api/agent/runs" },
+      ]);
+    }
+    return start(scenario, startedBy);
+  }
+
+  /** Opens an agent's run (docs/agent-api.md): its worker waits for the agent's first turn. */
+  async function startAgentRun(scenario: Scenario, startedBy: RunStarter | null): Promise<StartedRun> {
+    if (scenario.model.kind !== "agent" || !options.agents) {
+      throw new InvalidScenarioError([{ path: "model.kind", message: "this host does not serve agents" }]);
+    }
+    if (scenario.executionPolicy !== "barriers") {
+      throw new InvalidScenarioError([
+        { path: "executionPolicy", message: "agent runs use the barriers policy" },
+      ]);
+    }
+    return start(scenario, startedBy);
+  }
+
+  /**
+   * Plans a batch of calls as the run's next step would be planned now (same
+   * registry, grants and limits), without storing or executing anything: what
+   * an agent's turn is checked with before it is accepted.
+   */
+  async function planTurn(runId: string, calls: readonly ModelToolCall[], stepIndex: number) {
+    const run = await store.getRun(runId);
+    if (!run) return null;
+    const { registry } = await listTools(scenarioOf(run));
+    const normalized = normalizeCalls(calls, stepIndex);
+    return normalized.length === 0
+      ? null
+      : planBatch(normalized, withAllowances(registry, run.allowedTools), run.limits);
+  }
+
+  async function start(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
     options.checkScenario?.(scenario);
     refuseLoweredApprovals(scenario, { requireDistinctApprover: options.requireDistinctApprover === true });
     // Listed before anything is stored: a run never starts without the tools its scenario enables.
@@ -338,6 +411,8 @@ export function createRunHost(options: RunHostOptions) {
 
   return {
     startRun,
+    startAgentRun,
+    planTurn,
     /** Applies a decision and answers once the run next waits or ends (HTTP API, CLI). */
     async decide(runId: string, decision: Decision) {
       const { outcome, settled } = await startDecision(runId, decision, coordinator);

@@ -156,13 +156,25 @@ async function runTool(
     const result = await tool.execute(call.parsedArguments, {
       ...environment.createToolContext(signal),
       reportProgress: progress.report,
+      call: {
+        runId: environment.runId,
+        stepIndex,
+        batchIndex: call.batchIndex,
+        id: call.id,
+        name: call.name,
+        arguments: call.arguments,
+      },
     });
     return { status: "ok", result: result ?? null, error: null };
   } catch (error) {
     // Stopped by a cancellation while it ran: not a failure of the tool, and not "never ran" either.
     if (signal.aborted) return { status: "error", result: null, error: CANCELLED_WHILE_RUNNING(call.name) };
     if (ToolError.isInstance(error))
-      return { status: "error", result: null, error: { code: error.code, message: error.message } };
+      return {
+        status: "error",
+        result: null,
+        error: { code: ToolError.codeOf(error), message: error.message },
+      };
     environment.log?.("a tool threw an unexpected error", { name: call.name, error: String(error) });
     return {
       status: "error",

@@ -71,9 +71,43 @@ export const openAiCompatibleModelSchema = z
   })
   .strict();
 
+/**
+ * An agent that runs outside the playground and drives the run over HTTP
+ * (docs/agent-api.md): its turns are the completions, and the scenario's
+ * declared tools are executed by it. Only the server writes this model (at
+ * `POST /api/agent/runs`, naming the token that opened the run); a scenario
+ * started any other way may not use it.
+ */
+export const agentModelSchema = z
+  .object({
+    kind: z.literal("agent"),
+    /** What the agent says of itself: free text, shown with the run. */
+    agent: z
+      .object({
+        name: z.string().min(1).max(200),
+        version: z.string().max(200).optional(),
+        traceId: z.string().max(200).optional(),
+        metadata: ownRecordSchema(z.string().max(2_000)).optional(),
+      })
+      .strict(),
+    /** The API token that opened the run, and its owner: only that token may drive and read it. */
+    openedBy: z
+      .object({
+        tokenId: z.string().min(1),
+        tokenName: z.string(),
+        ownerId: z.string(),
+        ownerName: z.string(),
+      })
+      .strict(),
+    /** How long a released call holds without a report or heartbeat (seconds). */
+    releaseLeaseSeconds: z.number().min(0.05).max(86_400).default(60),
+  })
+  .strict();
+
 export const scenarioModelSchema = z.discriminatedUnion("kind", [
   scriptedModelSchema,
   openAiCompatibleModelSchema,
+  agentModelSchema,
 ]);
 
 export const approvalSettingSchema = z.enum(["always", "never"]);
@@ -183,4 +217,5 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 export type Scenario = z.infer<typeof scenarioSchema>;
 export type ScenarioInput = z.input<typeof scenarioSchema>;
 export type ScenarioTurn = z.infer<typeof scenarioTurnSchema>;
+export type AgentModel = z.infer<typeof agentModelSchema>;
 export type ScenarioDecision = z.infer<typeof scenarioDecisionSchema>;

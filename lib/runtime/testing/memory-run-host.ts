@@ -37,6 +37,8 @@ export function createMemoryRunHost(
     log?: RunHostOptions["log"];
     now?: RunHostOptions["now"];
     deadlineTimers?: boolean;
+    /** The agents' mailbox (share one between hosts, like the store), to open agent runs. */
+    agents?: RunHostOptions["agents"];
   } = {},
 ): MemoryRunHost {
   const store = options.store ?? createMemoryRunStore();
@@ -75,6 +77,7 @@ export function createMemoryRunHost(
     log: options.log,
     now: options.now,
     deadlineTimers: options.deadlineTimers,
+    agents: options.agents,
   });
   return { ...host, store, toolContext };
 }

@@ -56,6 +56,19 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Says how far a long call is; the run shows it live (best effort: never fails the call). */
   reportProgress?(progress: ToolProgress): void;
+  /**
+   * The call being executed, as the run loop knows it: what a tool executed
+   * outside the playground (an agent's, `lib/runtime/agent`) is released as.
+   * `arguments` is the text it runs with (an approver's edit, when edited).
+   */
+  call?: {
+    runId: string;
+    stepIndex: number;
+    batchIndex: number;
+    id: string;
+    name: string;
+    arguments: string;
+  };
 }
 
 /** How far a running call is: `progress` of `total` (when known), and what it is doing. */

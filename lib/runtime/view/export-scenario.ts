@@ -22,7 +22,11 @@ export interface ExportedScenario {
 
 export function exportRunAsScenario(original: Scenario, view: RunView): ExportedScenario {
   const notes: string[] = [];
-  if (original.model.kind !== "scripted") {
+  if (original.model.kind === "agent") {
+    notes.push(
+      `The turns of the agent ${original.model.agent.name} are replayed from the record, and its declared tools answer with the results it reported.`,
+    );
+  } else if (original.model.kind !== "scripted") {
     notes.push(
       `The completions of the ${original.model.endpoint} endpoint are replayed from the record; the prompt is not sent again.`,
     );
@@ -59,6 +63,7 @@ export function exportRunAsScenario(original: Scenario, view: RunView): Exported
   return {
     scenario: {
       ...kept,
+      ...(original.model.kind === "agent" ? { tools: withReportedResults(original, view, notes) } : {}),
       name: `${original.name} (replay)`,
       limits: view.limits ?? original.limits,
       model: {
@@ -72,4 +77,25 @@ export function exportRunAsScenario(original: Scenario, view: RunView): Exported
     },
     notes,
   };
+}
+
+/**
+ * An agent's declared tools as a script replays them: each answers with the
+ * result the agent reported for its last successful call (a custom tool has
+ * one result, so calls of one tool that answered differently are noted).
+ */
+function withReportedResults(original: Scenario, view: RunView, notes: string[]): Scenario["tools"] {
+  return original.tools.map((tool) => {
+    const results = view.steps.flatMap((step) =>
+      step.calls.filter((call) => call.name === tool.name && call.status === "ok").map((call) => call.result),
+    );
+    if (results.length === 0) return tool;
+    const distinct = new Set(results.map((result) => JSON.stringify(result)));
+    if (distinct.size > 1) {
+      notes.push(
+        `${tool.name} answered ${distinct.size} different results; the replay answers every call with the last.`,
+      );
+    }
+    return { ...tool, result: results.at(-1) };
+  });
 }

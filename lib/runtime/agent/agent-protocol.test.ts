@@ -1,0 +1,21 @@
+import { createMemoryAgentMailbox, createMemoryRunHost } from "../testing";
+import { createMemoryRunStore } from "../testing/memory-run-store";
+import { describeAgentProtocolContract } from "./agent-protocol.contract";
+
+describeAgentProtocolContract("memory", async () => {
+  const clock = { offset: 0 };
+  const now = () => Date.now() + clock.offset;
+  const store = createMemoryRunStore({ now });
+  const mailbox = createMemoryAgentMailbox();
+  const contexts = new Map();
+  const host = (instanceId: string) =>
+    createMemoryRunHost({
+      store,
+      contexts,
+      instanceId,
+      now,
+      deadlineTimers: false,
+      agents: { mailbox, pollMs: 10 },
+    });
+  return { hosts: [host("a"), host("b")], mailbox, clock, close: async () => {} };
+});

@@ -1,0 +1,474 @@
+/**
+ * The agent protocol (docs/agent-api.md): an agent that runs outside the
+ * playground opens a run, submits its model's turns, executes the calls the
+ * run releases to it and reports their outcomes. Everything else — planning,
+ * waves, barriers, approvals, invalidation, the audit, recovery — is the run
+ * loop's, unchanged: the agent's turns are its model's completions and its
+ * tools are released through the mailbox (`agent-model.ts`, `agent-tool.ts`).
+ */
+import type { RunHost } from "../host/run-host";
+import { decodeStoredScenario } from "../host/run-host";
+import { formatRepairNotice } from "../run/plan-next-step";
+import type { RunRecord } from "../run/run-store";
+import type { RunError, RunStatus } from "../run/run-types";
+import { parseScenarioValue } from "../scenario/parse-scenario";
+import type { Scenario } from "../scenario/scenario-schema";
+import { canonicalJson, sha256Hex } from "../turn-digest";
+import type { Plan, PlanProblem } from "../types";
+import type { RunView, StepView } from "../view/run-view";
+import { AgentProtocolError } from "./agent-errors";
+import type { AgentMailbox, AgentRelease, AgentReport } from "./agent-mailbox";
+import type { AgentReportInput, AgentTurnInput, OpenAgentRunInput } from "./agent-schemas";
+import { INTERRUPTED_CODE } from "./agent-tool";
+
+/** The token an agent sends, as the server knows it: never taken from the request body. */
+export interface AgentIdentity {
+  tokenId: string;
+  tokenName: string;
+  ownerId: string;
+  ownerName: string;
+}
+
+/** One call released to the agent: execute it with `arguments`, report with `releaseToken`. */
+export interface ReleaseView {
+  releaseToken: string;
+  attempt: number;
+  callId: string;
+  batchIndex: number;
+  name: string;
+  /** The arguments to execute with: the model's raw text, or what an approver changed them to. */
+  arguments: string;
+  /** True when an approver changed the arguments before approving. */
+  edited: boolean;
+  leaseExpiresAt: string;
+}
+
+/** One call of a turn as the agent's model is told of it, in call order. */
+export interface CallOutcomeView {
+  callId: string;
+  batchIndex: number;
+  name: string;
+  status:
+    | "ok"
+    | "error"
+    | "denied"
+    | "invalidated"
+    | "expired"
+    | "interrupted"
+    | "not_dispatched"
+    | "pending"
+    | "running";
+  /** The arguments that ran (an approver's edit, when `edited`). */
+  arguments: string;
+  edited: boolean;
+  result: unknown;
+  error: RunError | null;
+  /** A denial's reply to the model, from the approver. */
+  reply: string | null;
+  /** Who executed it: the agent (its declared tools) or the server (built-ins, MCP servers). */
+  executedBy: "agent" | "server";
+}
+
+export interface TurnOutcome {
+  turn: number;
+  plan: Plan;
+  calls: CallOutcomeView[];
+}
+
+/** "What may I do now?": the one answer of every agent request. */
+export interface AgentNext {
+  runId: string;
+  status: RunStatus;
+  /**
+   * `execute`: run `releases` and report each; `wait`: ask again (a person
+   * decides, or the server works); `submit_turn`: send turn `turn` (or finish);
+   * `finished`: the run ended.
+   */
+  next: "execute" | "wait" | "submit_turn" | "finished";
+  /** The turn in progress, the one to submit next (`submit_turn`), or the last one (`finished`). */
+  turn: number;
+  waitingFor: "approval" | "server" | null;
+  releases: ReleaseView[];
+  /** The plan of the turn in progress (waves, barriers, problems); null between turns. */
+  plan: Plan | null;
+  /** The outcome of the last finished turn, in call order: what to tell the model. */
+  outcome: TurnOutcome | null;
+  /** Why a run ended FAILED. */
+  error: RunError | null;
+}
+
+const FINAL_STATUSES = new Set<RunStatus>(["COMPLETED", "FAILED", "CANCELLED"]);
+
+export interface AgentProtocolOptions {
+  host: Pick<RunHost, "startAgentRun" | "planTurn" | "getRun" | "loadView">;
+  mailbox: AgentMailbox;
+  /** How often a long poll reads again for changes other instances made (default 200 ms). */
+  pollMs?: number;
+  now?(): number;
+}
+
+export function createAgentProtocol(options: AgentProtocolOptions) {
+  const { host, mailbox } = options;
+  const now = options.now ?? Date.now;
+  const pollMs = options.pollMs ?? 200;
+
+  /** The run, if it is an agent's run opened by this token; a 404 otherwise (another's run is not said to exist). */
+  async function requireOwnRun(runId: string, agent: Pick<AgentIdentity, "tokenId">) {
+    const run = await host.getRun(runId);
+    const scenario = run ? safeScenario(run) : null;
+    if (!run || scenario?.model.kind !== "agent" || scenario.model.openedBy.tokenId !== agent.tokenId) {
+      throw new AgentProtocolError("not_found", `No run ${runId} of this agent.`);
+    }
+    return { run, scenario };
+  }
+
+  async function openRun(input: OpenAgentRunInput, agent: AgentIdentity): Promise<{ runId: string }> {
+    const scenario = parseScenarioValue({
+      name: input.name,
+      ...(input.limits ? { limits: input.limits } : {}),
+      ...(input.workspace ? { workspace: input.workspace } : {}),
+      ...(input.approvals ? { approvals: input.approvals } : {}),
+      tools: input.tools,
+      model: {
+        kind: "agent",
+        agent: input.agent,
+        openedBy: agent,
+        ...(input.releaseLeaseSeconds !== undefined
+          ? { releaseLeaseSeconds: input.releaseLeaseSeconds }
+          : {}),
+      },
+      ...(input.approvalTimeoutSeconds !== undefined
+        ? { approvalTimeoutSeconds: input.approvalTimeoutSeconds }
+        : {}),
+      ...(input.mcpServers ? { mcpServers: input.mcpServers } : {}),
+      ...(input.policy ? { policy: input.policy } : {}),
+    });
+    const { runId, settled } = await host.startAgentRun(scenario, {
+      id: agent.ownerId,
+      name: `${input.agent.name} (agent, token ${agent.tokenName} of ${agent.ownerName})`,
+    });
+    settled.catch(() => {});
+    return { runId };
+  }
+
+  /** Where the run stands for its agent, now. */
+  async function readNow(runId: string, run: RunRecord, scenario: Scenario): Promise<AgentNext> {
+    const view = await host.loadView(runId);
+    if (!view) throw new AgentProtocolError("not_found", `No run ${runId} of this agent.`);
+    const agentTools = new Set(scenario.tools.map((tool) => tool.name));
+    const last = view.steps.at(-1);
+    const base = {
+      runId,
+      status: view.status,
+      waitingFor: null,
+      releases: [],
+      plan: null,
+      outcome: null,
+      error: null,
+    } satisfies Partial<AgentNext>;
+    if (FINAL_STATUSES.has(view.status) || FINAL_STATUSES.has(run.status)) {
+      return {
+        ...base,
+        status: FINAL_STATUSES.has(view.status) ? view.status : run.status,
+        next: "finished",
+        turn: Math.max(0, view.steps.length - 1),
+        outcome: last ? outcomeOf(last, view, agentTools) : null,
+        error: view.error,
+      };
+    }
+    if (!last || last.isFinished) {
+      const expected = view.steps.length;
+      const submitted = await mailbox.readTurn(runId, expected);
+      if (submitted) return { ...base, next: "wait", turn: expected, waitingFor: "server" };
+      return {
+        ...base,
+        next: "submit_turn",
+        turn: expected,
+        outcome: last ? outcomeOf(last, view, agentTools) : null,
+      };
+    }
+    const open = (await mailbox.listReleases(runId)).filter(
+      (release) => release.state === "released" && release.stepIndex === last.index,
+    );
+    if (open.length > 0) {
+      return {
+        ...base,
+        next: "execute",
+        turn: last.index,
+        plan: last.plan,
+        releases: open.map((release) => releaseView(release, last)),
+      };
+    }
+    return {
+      ...base,
+      next: "wait",
+      turn: last.index,
+      plan: last.plan,
+      waitingFor: view.pending ? "approval" : "server",
+    };
+  }
+
+  /**
+   * Answers what the agent may do now; when that is only `wait`, waits for a
+   * change up to `waitMs` first (a long poll). Any process may ask: the answer
+   * is read from what is stored.
+   */
+  async function next(
+    runId: string,
+    agent: Pick<AgentIdentity, "tokenId">,
+    wait: { waitMs: number; signal?: AbortSignal; untilApproval?: boolean },
+  ): Promise<AgentNext> {
+    const { scenario } = await requireOwnRun(runId, agent);
+    // A wait is measured on the wall clock, whatever clock leases are read by.
+    const deadline = Date.now() + wait.waitMs;
+    for (;;) {
+      const run = await host.getRun(runId);
+      if (!run) throw new AgentProtocolError("not_found", `No run ${runId} of this agent.`);
+      const answer = await readNow(runId, run, scenario);
+      const left = deadline - Date.now();
+      const isSettled =
+        answer.next !== "wait" || (wait.untilApproval === true && answer.waitingFor === "approval");
+      if (isSettled || left <= 0 || wait.signal?.aborted) return answer;
+      await mailbox.waitForChange(runId, Math.min(pollMs, left), wait.signal);
+    }
+  }
+
+  /**
+   * Accepts turn `input.turn` (the one the run waits for) after planning it
+   * as the run would: a batch the planner sends back is refused whole with
+   * its problems (`turn_refused`), nothing stored. The same turn sent again
+   * answers as the first did; a different one under the same number is a
+   * conflict. Answers with {@link next}, waiting up to `waitMs` for the plan.
+   */
+  async function submitTurn(
+    runId: string,
+    agent: Pick<AgentIdentity, "tokenId">,
+    input: AgentTurnInput,
+    wait: { waitMs: number; signal?: AbortSignal },
+  ): Promise<AgentNext> {
+    const { run, scenario } = await requireOwnRun(runId, agent);
+    const digest = digestTurn(input);
+    const existing = await mailbox.readTurn(runId, input.turn);
+    if (existing) {
+      if (existing.digest !== digest) {
+        throw new AgentProtocolError(
+          "turn_conflict",
+          `Turn ${input.turn} was already submitted with other content.`,
+          {
+            turn: input.turn,
+          },
+        );
+      }
+      return next(runId, agent, { ...wait, untilApproval: true });
+    }
+    const now0 = await readNow(runId, run, scenario);
+    if (now0.next === "finished")
+      throw new AgentProtocolError("not_waiting", `Run ${runId} has ended (${now0.status}).`);
+    if (now0.next !== "submit_turn" || now0.turn !== input.turn) {
+      throw new AgentProtocolError(
+        "turn_out_of_order",
+        now0.next === "submit_turn"
+          ? `The run waits for turn ${now0.turn}, not ${input.turn}.`
+          : `Turn ${now0.turn} is still in progress: report its calls and wait for its outcome first.`,
+        { expectedTurn: now0.next === "submit_turn" ? now0.turn : null, next: now0.next },
+      );
+    }
+    refuseDuplicateIds(input);
+    if (input.calls.length === 0) {
+      throw new AgentProtocolError(
+        "turn_refused",
+        "The turn has no tool calls: send calls, or end the run at /finish with the final text.",
+        { problems: [{ batchIndex: null, code: "no_tool_calls", message: "The turn has no tool calls." }] },
+      );
+    }
+    const planned = await host.planTurn(runId, input.calls, input.turn);
+    // Stricter than a run's own model: a turn with any problem is refused whole, so nothing is half-applied.
+    if (planned && (planned.plan.kind === "repair" || planned.plan.problems.length > 0)) {
+      throw new AgentProtocolError("turn_refused", formatRepairNotice(planned.plan.problems), {
+        problems: planned.plan.problems satisfies PlanProblem[],
+      });
+    }
+    const stored = await mailbox.storeTurn({
+      runId,
+      turn: input.turn,
+      digest,
+      text: input.text,
+      calls: input.calls,
+      usage: input.usage ?? null,
+    });
+    if (!stored.stored && stored.existing.digest !== digest) {
+      throw new AgentProtocolError(
+        "turn_conflict",
+        `Turn ${input.turn} was already submitted with other content.`,
+        {
+          turn: input.turn,
+        },
+      );
+    }
+    // The answer comes once the turn is planned: what may run now, or the wait for a person.
+    return next(runId, agent, { ...wait, untilApproval: true });
+  }
+
+  /**
+   * Settles a released call with the agent's report, fenced by its release
+   * token. The same report again answers the same; another report for a
+   * reported call is a conflict; a release that lapsed or was cancelled (or
+   * a token of another run) is refused, saying why. Any report renews the
+   * leases of the run's other open releases.
+   */
+  async function report(runId: string, agent: Pick<AgentIdentity, "tokenId">, input: AgentReportInput) {
+    const { scenario } = await requireOwnRun(runId, agent);
+    const release = await mailbox.readRelease(input.releaseToken);
+    if (!release || release.runId !== runId) {
+      throw new AgentProtocolError(
+        "not_found",
+        "No such release of this run: report with a releaseToken it gave you.",
+      );
+    }
+    const reported: AgentReport = input.ok
+      ? { ok: true, result: input.result ?? null }
+      : {
+          ok: false,
+          error: { ...(input.error.code ? { code: input.error.code } : {}), message: input.error.message },
+        };
+    const reportDigest = sha256Hex(canonicalJson(reported));
+    const accepted = {
+      runId,
+      callId: release.callId,
+      batchIndex: release.batchIndex,
+      attempt: release.attempt,
+      accepted: true,
+    };
+    if (release.state === "released") {
+      if (await mailbox.closeRelease(release.token, { state: "reported", report: reported, reportDigest })) {
+        await renew(runId, scenario);
+        return accepted;
+      }
+    }
+    const current = (await mailbox.readRelease(release.token)) ?? release;
+    if (current.state === "reported") {
+      if (current.reportDigest === reportDigest) return accepted;
+      throw new AgentProtocolError(
+        "report_conflict",
+        `Call ${release.callId} was already reported with another outcome.`,
+        {
+          callId: release.callId,
+        },
+      );
+    }
+    throw new AgentProtocolError(
+      "release_closed",
+      current.state === "lapsed"
+        ? `The release of ${release.callId} lapsed before this report: ${
+            release.name
+          } was ${isIdempotentTool(scenario, release.name) ? "released again" : "settled as interrupted"}.`
+        : `The release of ${release.callId} was cancelled: the run or its turn was cancelled.`,
+      { callId: release.callId, reason: current.state === "lapsed" ? "lapsed" : "cancelled" },
+    );
+  }
+
+  async function renew(runId: string, scenario: Scenario): Promise<string> {
+    const leaseMs = scenario.model.kind === "agent" ? scenario.model.releaseLeaseSeconds * 1_000 : 60_000;
+    const until = new Date(now() + leaseMs).toISOString();
+    await mailbox.renewLeases(runId, until);
+    return until;
+  }
+
+  /** Renews the leases of every open release of the run: the agent is alive and still working. */
+  async function heartbeat(runId: string, agent: Pick<AgentIdentity, "tokenId">) {
+    const { scenario } = await requireOwnRun(runId, agent);
+    return { runId, leaseExpiresAt: await renew(runId, scenario) };
+  }
+
+  return { openRun, requireOwnRun, next, submitTurn, report, heartbeat };
+}
+
+export type AgentProtocol = ReturnType<typeof createAgentProtocol>;
+
+/** The digest of what the model said: its text and its calls exactly as sent (not a re-serialisation of them). */
+export function digestTurn(input: Pick<AgentTurnInput, "text" | "calls">): string {
+  return sha256Hex(
+    JSON.stringify({
+      text: input.text,
+      calls: input.calls.map((call) => [call.id, call.name, call.arguments]),
+    }),
+  );
+}
+
+function refuseDuplicateIds(input: AgentTurnInput): void {
+  const seen = new Set<string>();
+  const problems: PlanProblem[] = [];
+  input.calls.forEach((call, batchIndex) => {
+    if (seen.has(call.id)) {
+      problems.push({
+        batchIndex,
+        code: "unknown_tool",
+        message: `call id ${JSON.stringify(call.id.slice(0, 100))} is used by an earlier call of this turn`,
+      });
+    }
+    seen.add(call.id);
+  });
+  if (problems.length > 0) {
+    throw new AgentProtocolError("turn_refused", "Every call of a turn needs its own id.", {
+      problems: problems.map((problem) => ({ ...problem, code: "duplicate_call_id" })),
+    });
+  }
+}
+
+function isIdempotentTool(scenario: Scenario, name: string): boolean {
+  return scenario.tools.find((tool) => tool.name === name)?.effect !== "NON_IDEMPOTENT_WRITE";
+}
+
+function safeScenario(run: RunRecord): Scenario | null {
+  try {
+    return decodeStoredScenario(run);
+  } catch {
+    return null;
+  }
+}
+
+function releaseView(release: AgentRelease, step: StepView): ReleaseView {
+  const call = step.calls[release.batchIndex];
+  return {
+    releaseToken: release.token,
+    attempt: release.attempt,
+    callId: release.callId,
+    batchIndex: release.batchIndex,
+    name: release.name,
+    arguments: release.arguments,
+    edited: (call?.editedArguments ?? null) !== null,
+    leaseExpiresAt: release.leaseExpiresAt,
+  };
+}
+
+/** A finished turn, in call order, as the agent tells its model. */
+export function outcomeOf(step: StepView, view: RunView, agentTools: ReadonlySet<string>): TurnOutcome {
+  return {
+    turn: step.index,
+    plan: step.plan,
+    calls: step.calls.map((call) => {
+      const denial =
+        call.status === "denied"
+          ? view.decisions.find(
+              (decision) =>
+                decision.stepIndex === step.index &&
+                !decision.approve &&
+                decision.gates.includes(call.batchIndex),
+            )
+          : undefined;
+      return {
+        callId: call.id,
+        batchIndex: call.batchIndex,
+        name: call.name,
+        status:
+          call.status === "error" && call.error?.code === INTERRUPTED_CODE ? "interrupted" : call.status,
+        arguments: call.editedArguments ?? call.arguments,
+        edited: call.editedArguments !== null,
+        result: call.result,
+        error: call.error,
+        reply: denial?.reason ?? null,
+        executedBy: agentTools.has(call.name) ? "agent" : "server",
+      };
+    }),
+  };
+}
