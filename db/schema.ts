@@ -9,6 +9,7 @@ import {
   primaryKey,
   text,
   timestamp,
+  uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
 import { storableJsonb, storableText } from "./storable-columns";
@@ -206,4 +207,64 @@ export const tasks = pgTable(
     createdAt: createdAt(),
   },
   (table) => [index("tasks_run_id_idx").on(table.runId, table.createdAt)],
+);
+
+/**
+ * The turns an agent outside the playground submitted (docs/agent-api.md):
+ * turn N is its run's completion N, read by the run's agent model.
+ */
+export const agentTurns = pgTable(
+  "agent_turns",
+  {
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    turn: integer("turn").notNull(),
+    /** sha256 of the model's text and calls as sent: a resubmission must match it. */
+    digest: text("digest").notNull(),
+    text: storableText("text"),
+    calls: storableJsonb("calls").notNull(),
+    usage: storableJsonb("usage"),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.turn] })],
+);
+
+/**
+ * Calls released to an agent: one row per attempt, fenced by its token. A
+ * row leaves `released` once, by one conditional update: reported, lapsed
+ * (lease ended) or cancelled.
+ */
+export const agentReleases = pgTable(
+  "agent_releases",
+  {
+    token: text("token").primaryKey(),
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    stepIndex: integer("step_index").notNull(),
+    batchIndex: integer("batch_index").notNull(),
+    attempt: integer("attempt").notNull(),
+    callId: storableText("call_id").notNull(),
+    name: text("name").notNull(),
+    arguments: storableText("arguments").notNull(),
+    state: text("state").$type<"released" | "reported" | "lapsed" | "cancelled">().notNull(),
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }).notNull(),
+    report: storableJsonb("report"),
+    reportDigest: text("report_digest"),
+    createdAt: createdAt(),
+    closedAt: timestamp("closed_at", { withTimezone: true }),
+  },
+  (table) => [
+    check(
+      "agent_releases_state_check",
+      sql`${table.state} in ('released', 'reported', 'lapsed', 'cancelled')`,
+    ),
+    uniqueIndex("agent_releases_attempt_idx").on(
+      table.runId,
+      table.stepIndex,
+      table.batchIndex,
+      table.attempt,
+    ),
+  ],
 );

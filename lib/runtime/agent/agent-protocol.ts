@@ -179,7 +179,10 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
     if (!last || last.isFinished) {
       const expected = view.steps.length;
       const submitted = await mailbox.readTurn(runId, expected);
-      if (submitted) return { ...base, next: "wait", turn: expected, waitingFor: "server" };
+      // A lone successful finish ends the run: its end is on its way, not another turn.
+      const isEnding =
+        last?.calls.length === 1 && last.calls[0]?.name === "finish" && last.calls[0].status === "ok";
+      if (submitted || isEnding) return { ...base, next: "wait", turn: expected, waitingFor: "server" };
       return {
         ...base,
         next: "submit_turn",
@@ -187,10 +190,16 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
         outcome: last ? outcomeOf(last, view, agentTools) : null,
       };
     }
-    const open = (await mailbox.listReleases(runId)).filter(
-      (release) => release.state === "released" && release.stepIndex === last.index,
+    const ofStep = (await mailbox.listReleases(runId)).filter((release) => release.stepIndex === last.index);
+    const open = ofStep.filter((release) => release.state === "released");
+    // A wave's calls are released together: answered once each started call of the agent's has its release.
+    const isReleasing = last.calls.some(
+      (call) =>
+        call.status === "running" &&
+        agentTools.has(call.name) &&
+        !ofStep.some((release) => release.batchIndex === call.batchIndex),
     );
-    if (open.length > 0) {
+    if (open.length > 0 && !isReleasing) {
       return {
         ...base,
         next: "execute",
