@@ -1,6 +1,7 @@
 import "server-only";
 import { isTransientDatabaseError } from "@/db/database-errors";
 import {
+  AgentProtocolError,
   DecisionRefusedError,
   InvalidScenarioError,
   isStoreUnavailable,
@@ -33,6 +34,9 @@ export function toErrorBody(error: unknown, requestId?: string): { status: numbe
   if (error instanceof RequestRefusal) return { status: error.status, body: error.body };
   if (DecisionRefusedError.isInstance(error) && isErrorCode(error.code)) {
     return make(error.code, error.message, error.pending);
+  }
+  if (AgentProtocolError.isInstance(error) && isErrorCode(error.code)) {
+    return make(error.code, error.message, null, { details: error.details });
   }
   if (UnreadableStateError.isInstance(error)) return make("unreadable_state", error.message);
   if (ToolServerUnavailableError.isInstance(error)) return make("tool_server_unavailable", error.message);

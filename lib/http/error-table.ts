@@ -8,6 +8,11 @@ import type { PendingTurn } from "@/lib/runtime";
 
 export const ERROR_STATUS = {
   stale_turn: 409,
+  turn_out_of_order: 409,
+  turn_conflict: 409,
+  turn_refused: 422,
+  report_conflict: 409,
+  release_closed: 409,
   not_waiting: 409,
   not_auditable: 503,
   tool_server_unavailable: 503,
@@ -41,6 +46,8 @@ export interface ErrorBody {
     issues?: Array<{ path: string; message: string }>;
     /** On an unexpected failure: the id its log line carries, for a person to quote. */
     requestId?: string;
+    /** What an agent acts on (docs/agent-api.md): the expected turn, the planner's problems, why a release closed. */
+    details?: Record<string, unknown>;
   };
   pending: PendingTurn | null;
 }

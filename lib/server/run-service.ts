@@ -1,9 +1,17 @@
 import "server-only";
 import type { DatabaseHandle } from "@/db/client";
+import { createAgentMailboxRepository } from "@/db/repositories/agent-mailbox";
 import { listRecentRuns } from "@/db/repositories/run-queries";
 import { createRunRepository, RUN_CANCELS_CHANNEL } from "@/db/repositories/run-repository";
 import { createRunToolContext, createRunWorkspace } from "@/db/repositories/run-tool-context";
-import { createRunHost, type RunStarter, type RunStore, type Scenario, type StartedRun } from "@/lib/runtime";
+import {
+  createAgentProtocol,
+  createRunHost,
+  type RunStarter,
+  type RunStore,
+  type Scenario,
+  type StartedRun,
+} from "@/lib/runtime";
 import { createModelForScenario } from "./create-model-for-scenario";
 import { type ExecutionSettings, readExecutionSettings } from "./execution-settings";
 import { getModelEndpoints } from "./get-model-endpoints";
@@ -51,7 +59,10 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
   const execution = options.execution ?? readExecutionSettings();
   const metrics = getMetrics();
   const mcp = options.mcp ?? { servers: getMcpServers(), connections: getMcpConnections() };
+  // Agents outside the playground leave their turns and reports here (docs/agent-api.md).
+  const agentMailbox = createAgentMailboxRepository(db);
   const host = createRunHost({
+    agents: { mailbox: agentMailbox, pollMs: 250 },
     store: instrumentStore(options.wrapStore ? options.wrapStore(repository) : repository, metrics),
     telemetry: metricsTelemetry(metrics),
     createModel: (scenario) => createModelForScenario(scenario, modelEndpoints),
@@ -93,6 +104,8 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
 
   return {
     ...host,
+    /** The agent protocol over this instance's runs (docs/agent-api.md). */
+    agents: createAgentProtocol({ host, mailbox: agentMailbox, pollMs: 250 }),
     async startRun(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
       // A cancel sent to another instance must be able to reach this run from its first moment.
       await listeningForCancels;

@@ -17,6 +17,8 @@ export interface Identity {
   via: "session" | "token";
   /** The session's id (null for a token): signing out closes what it opened. */
   sessionId: string | null;
+  /** The API token sent, when one was: an agent's runs belong to the token that opened them. */
+  token?: { id: string; name: string };
 }
 
 /**
@@ -64,5 +66,6 @@ async function readTokenIdentity(auth: Auth, key: string): Promise<Identity | nu
     personRole: ownerRole,
     via: "token",
     sessionId: null,
+    token: { id: verified.key.id, name: verified.key.name ?? verified.key.id },
   };
 }

@@ -1,13 +1,16 @@
 /**
- * Who may do what, from least to most: a viewer sees runs and the inbox; an
+ * Who may do what, from least to most: an agent (an API token an agent that
+ * runs outside the playground sends, docs/agent-api.md) drives only the runs
+ * it opened itself and sees nothing of people's pages; a viewer sees runs and the inbox; an
  * operator also starts and cancels runs; an approver also decides; an admin
  * also manages users and tokens. Each role includes the ones before it.
  */
-export const ROLES = ["viewer", "operator", "approver", "admin"] as const;
+export const ROLES = ["agent", "viewer", "operator", "approver", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
 /** What each role adds, for messages that say which role is needed. */
 export const ROLE_ABILITIES: Record<Role, string> = {
+  agent: "open and drive its own agent runs",
   viewer: "see runs and the inbox",
   operator: "start and cancel runs",
   approver: "approve and deny",

@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Role } from "@/lib/server/auth/roles";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+
+// The agent API over HTTP, on the process-wide (test) database: what docs/agent-api.md walks through.
+let uninstall = async () => {};
+let accounts: Record<Role, TestAccount>;
+let agentHeaders: Record<string, string>;
+let otherAgentHeaders: Record<string, string>;
+let routes: {
+  open: typeof import("./runs/route");
+  run: typeof import("./runs/[id]/route");
+  next: typeof import("./runs/[id]/next/route");
+  turns: typeof import("./runs/[id]/turns/route");
+  finish: typeof import("./runs/[id]/finish/route");
+  reports: typeof import("./runs/[id]/reports/route");
+  heartbeat: typeof import("./runs/[id]/heartbeat/route");
+  decision: typeof import("../runs/[id]/decision/route");
+  peopleRun: typeof import("../runs/[id]/route");
+  peopleRuns: typeof import("../runs/route");
+};
+
+beforeAll(async () => {
+  ({ uninstall } = await installProcessTestDatabase());
+  accounts = await createTestAccounts(["agent", "viewer", "operator", "approver"]);
+  agentHeaders = accounts.agent.headers;
+  // An operator's second token, made for an agent: another agent.
+  const { createToken } = await import("@/lib/server/auth/accounts");
+  const { getAuth } = await import("@/lib/server/auth/auth");
+  const { getDatabase } = await import("@/db/client");
+  const { token } = await createToken(await getAuth(), (await getDatabase()).db, {
+    email: accounts.operator.email,
+    name: "other agent",
+    role: "agent",
+  });
+  otherAgentHeaders = { authorization: `Bearer ${token}` };
+  routes = {
+    open: await import("./runs/route"),
+    run: await import("./runs/[id]/route"),
+    next: await import("./runs/[id]/next/route"),
+    turns: await import("./runs/[id]/turns/route"),
+    finish: await import("./runs/[id]/finish/route"),
+    reports: await import("./runs/[id]/reports/route"),
+    heartbeat: await import("./runs/[id]/heartbeat/route"),
+    decision: await import("../runs/[id]/decision/route"),
+    peopleRun: await import("../runs/[id]/route"),
+    peopleRuns: await import("../runs/route"),
+  };
+});
+afterAll(async () => uninstall());
+
+const post = (headers: Record<string, string>, body: unknown, query = "") =>
+  new Request(`http://test/api${query}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+const get = (headers: Record<string, string>, query = "") =>
+  new Request(`http://test/api${query}`, { headers });
+const params = (id: string) => ({ params: Promise.resolve({ id }) });
+
+const TOOLS = [
+  { name: "search", resourceClass: "pure_read", effect: "READ", parameters: { type: "object" } },
+  {
+    name: "send_email",
+    resourceClass: "write",
+    effect: "NON_IDEMPOTENT_WRITE",
+    approval: "always",
+    parameters: { type: "object", properties: { to: { type: "string" } }, required: ["to"] },
+  },
+];
+
+async function openRun(headers = agentHeaders): Promise<string> {
+  const response = await routes.open.POST(
+    post(headers, {
+      name: "agent over HTTP",
+      agent: { name: "http-bot", version: "2", traceId: "t-1" },
+      tools: TOOLS,
+    }),
+  );
+  expect(response.status).toBe(201);
+  const body = await response.json();
+  expect(body.next).toMatchObject({ next: "submit_turn", turn: 0 });
+  return body.runId;
+}
+
+async function nextOf(runId: string, want: string) {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const body = await (await routes.next.GET(get(agentHeaders, "?wait=1"), params(runId))).json();
+    if (body.next === want || (want === "approval" && body.waitingFor === "approval")) return body;
+  }
+  throw new Error(`never ${want}`);
+}
+
+describe("the agent API", () => {
+  it("drives a run: turn, releases, reports, an approval in the inbox with an edit, finish", async () => {
+    const runId = await openRun();
+    const submitted = await routes.turns.POST(
+      post(agentHeaders, {
+        turn: 0,
+        text: "reading, then writing",
+        calls: [
+          { id: "a", name: "search", arguments: '{"q":"x"}' },
+          { id: "b", name: "send_email", arguments: '{"to":"a@example.com"}' },
+        ],
+      }),
+      params(runId),
+    );
+    expect(submitted.status).toBe(200);
+    const first = await nextOf(runId, "execute");
+    expect(first.releases.map((release: { callId: string }) => release.callId)).toEqual(["a"]);
+    const report = { releaseToken: first.releases[0].releaseToken, ok: true, result: { hits: 1 } };
+    expect((await routes.reports.POST(post(agentHeaders, report), params(runId))).status).toBe(200);
+    expect((await routes.reports.POST(post(agentHeaders, report), params(runId))).status).toBe(200);
+    const conflicting = await routes.reports.POST(
+      post(agentHeaders, { ...report, result: 2 }),
+      params(runId),
+    );
+    expect(conflicting.status).toBe(409);
+    expect((await conflicting.json()).error.code).toBe("report_conflict");
+
+    const waiting = await nextOf(runId, "approval");
+    const view = await (await routes.peopleRun.GET(get(accounts.viewer.headers), params(runId))).json();
+    // The agent may not decide; an approver does, in the inbox, with an edit.
+    const refused = await routes.decision.POST(post(agentHeaders, { approve: true }), params(runId));
+    expect(refused.status).toBe(403);
+    expect(waiting.releases).toEqual([]);
+    const approved = await routes.decision.POST(
+      post(accounts.approver.headers, {
+        approve: true,
+        turnDigest: view.pending.turnDigest,
+        editedArguments: { to: "b@example.com" },
+      }),
+      params(runId),
+    );
+    expect(approved.status).toBe(200);
+    const gate = await nextOf(runId, "execute");
+    expect(gate.releases[0]).toMatchObject({ callId: "b", edited: true });
+    expect(JSON.parse(gate.releases[0].arguments)).toEqual({ to: "b@example.com" });
+    expect((await routes.heartbeat.POST(post(agentHeaders, {}), params(runId))).status).toBe(200);
+    await routes.reports.POST(
+      post(agentHeaders, { releaseToken: gate.releases[0].releaseToken, ok: true, result: { sent: true } }),
+      params(runId),
+    );
+    const outcome = await nextOf(runId, "submit_turn");
+    expect(outcome.turn).toBe(1);
+    expect(outcome.outcome.calls.map((call: { status: string }) => call.status)).toEqual(["ok", "ok"]);
+    const finished = await routes.finish.POST(
+      post(agentHeaders, { turn: 1, text: "sent it" }, "?wait=20"),
+      params(runId),
+    );
+    expect(await finished.json()).toMatchObject({ next: "finished", status: "COMPLETED" });
+
+    // People see it, marked with the agent.
+    const listed = await (await routes.peopleRuns.GET(get(accounts.viewer.headers, "?q=http-bot"))).json();
+    expect(listed.items.map((item: { id: string }) => item.id)).toContain(runId);
+  });
+
+  it("an agent token reads and drives only its own runs, and none of people's pages", async () => {
+    const runId = await openRun();
+    const foreign = await routes.run.GET(get(otherAgentHeaders), params(runId));
+    expect(foreign.status).toBe(404);
+    const turn = { turn: 0, text: null, calls: [{ id: "a", name: "search", arguments: "{}" }] };
+    expect((await routes.turns.POST(post(otherAgentHeaders, turn), params(runId))).status).toBe(404);
+    expect((await routes.peopleRun.GET(get(agentHeaders), params(runId))).status).toBe(403);
+    expect((await routes.peopleRuns.GET(get(agentHeaders))).status).toBe(403);
+    // A viewer's token is not an agent; a person may not start an agent run as a scenario.
+    expect(
+      (await routes.open.POST(post(accounts.viewer.headers, { name: "x", agent: { name: "y" } }))).status,
+    ).toBe(403);
+    const forged = await routes.peopleRuns.POST(
+      post(accounts.operator.headers, {
+        name: "forged",
+        model: {
+          kind: "agent",
+          agent: { name: "x" },
+          openedBy: { tokenId: "t", tokenName: "t", ownerId: "u", ownerName: "u" },
+        },
+      }),
+    );
+    expect(forged.status).toBe(400);
+  });
+
+  it("refuses hostile turns and reports with a clear 4xx, storing nothing", async () => {
+    const runId = await openRun();
+    const turn = (calls: unknown[]) => post(agentHeaders, { turn: 0, text: null, calls });
+    const many = Array.from({ length: 10_000 }, (_, index) => ({
+      id: `c${index}`,
+      name: "search",
+      arguments: "{}",
+    }));
+    const tooMany = await routes.turns.POST(turn(many), params(runId));
+    expect(tooMany.status).toBe(400);
+    expect((await tooMany.json()).error.message).toMatch(/at most 1024 calls/);
+    for (const calls of [
+      [
+        { id: "same", name: "search", arguments: "{}" },
+        { id: "same", name: "search", arguments: "{}" },
+      ],
+      [{ id: "a", name: "search", arguments: "{oops" }],
+      [{ id: "a", name: "rm_rf", arguments: "{}" }],
+    ]) {
+      const refused = await routes.turns.POST(turn(calls), params(runId));
+      expect(refused.status).toBe(422);
+      const body = await refused.json();
+      expect(body.error.code).toBe("turn_refused");
+      expect(body.error.details.problems.length).toBeGreaterThan(0);
+    }
+    const notText = await routes.turns.POST(
+      turn([{ id: "a", name: "search", arguments: { q: 1 } }]),
+      params(runId),
+    );
+    expect(notText.status).toBe(400);
+    const state = await (await routes.run.GET(get(agentHeaders), params(runId))).json();
+    expect(state).toMatchObject({ next: "submit_turn", turn: 0 });
+
+    await routes.turns.POST(turn([{ id: "a", name: "search", arguments: "{}" }]), params(runId));
+    const released = await nextOf(runId, "execute");
+    const token = released.releases[0].releaseToken;
+    const huge = await routes.reports.POST(
+      post(agentHeaders, { releaseToken: token, ok: true, result: "x".repeat(50 * 1024 * 1024) }),
+      params(runId),
+    );
+    expect(huge.status).toBe(413);
+    const large = await routes.reports.POST(
+      post(agentHeaders, { releaseToken: token, ok: true, result: "x".repeat(1_500_000) }),
+      params(runId),
+    );
+    expect(large.status).toBe(413);
+    const forged = await routes.reports.POST(
+      post(agentHeaders, { releaseToken: "rel_forged", ok: true, result: 1 }),
+      params(runId),
+    );
+    expect(forged.status).toBe(404);
+    // Nothing was half-applied: the call is still released, and a proper report settles it.
+    const ok = await routes.reports.POST(
+      post(agentHeaders, { releaseToken: token, ok: true, result: "fine" }),
+      params(runId),
+    );
+    expect(ok.status).toBe(200);
+    expect((await nextOf(runId, "submit_turn")).outcome.calls[0]).toMatchObject({
+      status: "ok",
+      result: "fine",
+    });
+  });
+});

@@ -1,0 +1,28 @@
+import { handleRoute } from "@/lib/http/api-route";
+import { readResumeSeq } from "@/lib/http/read-resume-seq";
+import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { openSseResponse } from "@/lib/http/sse";
+import { requireAgent } from "@/lib/server/agents/require-agent";
+import { closeWhenUnauthorized } from "@/lib/server/auth/stream-authorization";
+import { getRunService } from "@/lib/server/get-run-service";
+import { pipeRunEvents } from "@/lib/server/run-event-stream";
+
+/** The agent's own run's events as server-sent events, exactly as `/api/runs/:id/events` sends them. */
+export const GET = handleRoute(
+  { role: "agent" },
+  async (request: Request, context: RunRouteContext, identity) => {
+    const agent = requireAgent(identity);
+    const runId = await readRunId(context);
+    const afterSeq = readResumeSeq(request);
+    const service = await getRunService();
+    await service.agents.requireOwnRun(runId, agent);
+    return openSseResponse(request.signal, async (channel) => {
+      const stopWatching = closeWhenUnauthorized(channel, request, identity, "agent");
+      const stopPiping = await pipeRunEvents(service, runId, afterSeq, channel);
+      return () => {
+        stopWatching();
+        stopPiping();
+      };
+    });
+  },
+);

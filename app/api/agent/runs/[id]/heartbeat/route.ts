@@ -1,0 +1,14 @@
+import { handleRoute } from "@/lib/http/api-route";
+import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { requireAgent } from "@/lib/server/agents/require-agent";
+import { getRunService } from "@/lib/server/get-run-service";
+
+/** Renews the leases of the run's open releases: the agent is alive and still executing them. */
+export const POST = handleRoute(
+  { role: "agent" },
+  async (_request: Request, context: RunRouteContext, identity) => {
+    const agent = requireAgent(identity);
+    const runId = await readRunId(context);
+    return Response.json(await (await getRunService()).agents.heartbeat(runId, agent));
+  },
+);

@@ -1,0 +1,22 @@
+import { agentWaitQuerySchema, readWaitMs } from "@/lib/http/agent-queries";
+import { handleRoute, readQuery } from "@/lib/http/api-route";
+import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { requireAgent } from "@/lib/server/agents/require-agent";
+import { getRunService } from "@/lib/server/get-run-service";
+
+/**
+ * "What may I do now?" (docs/agent-api.md): released calls to execute, the
+ * turn to submit with the last turn's outcome, or the run's end. While there
+ * is only waiting to do, waits up to `?wait=` seconds (default 25) first.
+ */
+export const GET = handleRoute(
+  { role: "agent" },
+  async (request: Request, context: RunRouteContext, identity) => {
+    const agent = requireAgent(identity);
+    const runId = await readRunId(context);
+    const waitMs = readWaitMs(readQuery(request, agentWaitQuerySchema), 25);
+    return Response.json(
+      await (await getRunService()).agents.next(runId, agent, { waitMs, signal: request.signal }),
+    );
+  },
+);
