@@ -16,7 +16,8 @@ export function createAgentModel(
     name: options.name ?? "agent",
     async complete({ completionIndex, signal }) {
       for (;;) {
-        const turn = await options.mailbox.readTurn(runId, completionIndex);
+        // A wait may last hours: a read that fails (the database away for a moment) is tried again, not the run's end.
+        const turn = await options.mailbox.readTurn(runId, completionIndex).catch(() => null);
         if (turn) return { text: turn.text, calls: turn.calls, usage: turn.usage };
         if (signal?.aborted)
           throw new RuntimeError("cancelled", "The wait for the agent's turn was cancelled.");

@@ -95,7 +95,21 @@ async function awaitReport(
 ): Promise<AgentReport | "again" | "interrupted"> {
   const { mailbox } = options;
   for (;;) {
-    const current = await mailbox.readRelease(release.token);
+    // A read that fails (the database away for a moment) is tried again: the release still stands.
+    const current = await mailbox.readRelease(release.token).catch(() => "unread" as const);
+    if (current === "unread") {
+      await mailbox.waitForChange(release.runId, options.pollMs, signal);
+      if (!signal.aborted) continue;
+      if (await mailbox.closeRelease(release.token, { state: "cancelled" }).catch(() => false)) {
+        throw new ToolError(
+          `${release.name} was cancelled while the agent held it; its report will be refused.`,
+          {
+            outcomeCode: "cancelled",
+          },
+        );
+      }
+      continue;
+    }
     if (!current) return "again";
     if (current.state === "reported" && current.report) return current.report;
     if (current.state !== "released") return "again";
