@@ -13,7 +13,32 @@ function call(id, name, args) {
   return { id, type: "function", function: { name, arguments: JSON.stringify(args) } };
 }
 
-function answer(messages) {
+/**
+ * The script for an agent outside the playground (examples/python/agent.py,
+ * docs/agent-api.md), recognised by its declared tools: two searches and a
+ * note that waits for approval, then finish with what the note said.
+ */
+function answerAgent(messages) {
+  const answered = messages.filter((message) => message.role === "assistant").length;
+  if (answered === 0) {
+    return {
+      content: "Searching my notes, then telling the team.",
+      tool_calls: [
+        call("c_milk", "search_notes", { query: "milk" }),
+        call("c_plants", "search_notes", { query: "plants" }),
+        call("c_send", "send_note", { to: "team", text: "shopping: milk" }),
+      ],
+    };
+  }
+  const sent = messages.find((message) => message.role === "tool" && message.tool_call_id === "c_send");
+  return {
+    content: "Done.",
+    tool_calls: [call("c_finish", "finish", { summary: `note: ${sent ? String(sent.content) : "none"}` })],
+  };
+}
+
+function answer(messages, tools = []) {
+  if (tools.some((tool) => tool?.function?.name === "search_notes")) return answerAgent(messages);
   const answered = messages.filter((message) => message.role === "assistant").length;
   const todo = messages.find(
     (message) => message.role === "tool" && String(message.content).includes("buy milk"),
@@ -53,7 +78,7 @@ const server = createServer((request, response) => {
   });
   request.on("end", () => {
     const body = JSON.parse(text);
-    const message = { role: "assistant", ...answer(body.messages ?? []) };
+    const message = { role: "assistant", ...answer(body.messages ?? [], body.tools ?? []) };
     const promptTokens = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
     const completionTokens = Math.ceil(JSON.stringify(message).length / 4);
     response.writeHead(200, { "content-type": "application/json" });

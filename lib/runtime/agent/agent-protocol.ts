@@ -95,6 +95,12 @@ export interface AgentNext {
   outcome: TurnOutcome | null;
   /** Why a run ended FAILED. */
   error: RunError | null;
+  /**
+   * Names this answer: the same while nothing the agent acts on changed.
+   * Pass it back as `after` to a long poll to be answered at the next change
+   * (the wait for a person beginning, releases, the outcome) and not before.
+   */
+  version: string;
 }
 
 const FINAL_STATUSES = new Set<RunStatus>(["COMPLETED", "FAILED", "CANCELLED"]);
@@ -151,8 +157,17 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
     return { runId };
   }
 
-  /** Where the run stands for its agent, now. */
+  /** Where the run stands for its agent, now, with the answer's version. */
   async function readNow(runId: string, run: RunRecord, scenario: Scenario): Promise<AgentNext> {
+    const answer = await readAnswer(runId, run, scenario);
+    return { ...answer, version: versionOf(answer) };
+  }
+
+  async function readAnswer(
+    runId: string,
+    run: RunRecord,
+    scenario: Scenario,
+  ): Promise<Omit<AgentNext, "version">> {
     const view = await host.loadView(runId);
     if (!view) throw new AgentProtocolError("not_found", `No run ${runId} of this agent.`);
     const agentTools = new Set(scenario.tools.map((tool) => tool.name));
@@ -219,13 +234,15 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
 
   /**
    * Answers what the agent may do now; when that is only `wait`, waits for a
-   * change up to `waitMs` first (a long poll). Any process may ask: the answer
-   * is read from what is stored.
+   * change up to `waitMs` first (a long poll). With `after` (the version of
+   * the last answer the agent acted on), waits instead until the answer is
+   * another one: any change, the wait for a person included. Any process may
+   * ask: the answer is read from what is stored.
    */
   async function next(
     runId: string,
     agent: Pick<AgentIdentity, "tokenId">,
-    wait: { waitMs: number; signal?: AbortSignal; untilApproval?: boolean },
+    wait: { waitMs: number; signal?: AbortSignal; untilApproval?: boolean; after?: string | undefined },
   ): Promise<AgentNext> {
     const { scenario } = await requireOwnRun(runId, agent);
     // A wait is measured on the wall clock, whatever clock leases are read by.
@@ -402,6 +419,19 @@ export function digestTurn(input: Pick<AgentTurnInput, "text" | "calls">): strin
       calls: input.calls.map((call) => [call.id, call.name, call.arguments]),
     }),
   );
+}
+
+/** A short digest of what the agent acts on in an answer. */
+function versionOf(answer: Omit<AgentNext, "version">): string {
+  return sha256Hex(
+    canonicalJson({
+      next: answer.next,
+      status: answer.status,
+      turn: answer.turn,
+      waitingFor: answer.waitingFor,
+      releases: answer.releases.map((release) => release.releaseToken),
+    }),
+  ).slice(0, 16);
 }
 
 function refuseDuplicateIds(input: AgentTurnInput): void {

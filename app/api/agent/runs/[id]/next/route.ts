@@ -7,16 +7,21 @@ import { getRunService } from "@/lib/server/get-run-service";
 /**
  * "What may I do now?" (docs/agent-api.md): released calls to execute, the
  * turn to submit with the last turn's outcome, or the run's end. While there
- * is only waiting to do, waits up to `?wait=` seconds (default 25) first.
+ * is only waiting to do, waits up to `?wait=` seconds (default 25) first;
+ * with `?after=<version>`, waits until the answer is another one.
  */
 export const GET = handleRoute(
   { role: "agent" },
   async (request: Request, context: RunRouteContext, identity) => {
     const agent = requireAgent(identity);
     const runId = await readRunId(context);
-    const waitMs = readWaitMs(readQuery(request, agentWaitQuerySchema), 25);
+    const query = readQuery(request, agentWaitQuerySchema);
     return Response.json(
-      await (await getRunService()).agents.next(runId, agent, { waitMs, signal: request.signal }),
+      await (await getRunService()).agents.next(runId, agent, {
+        waitMs: readWaitMs(query, 25),
+        signal: request.signal,
+        after: query.after,
+      }),
     );
   },
 );
