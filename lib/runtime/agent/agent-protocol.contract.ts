@@ -157,6 +157,11 @@ export function describeAgentProtocolContract(label: string, open: () => Promise
       await reportAll(runId, first);
       const waiting = await until(runId, "approval");
       expect(waiting.releases).toEqual([]);
+      // A long poll after the answer acted on is answered at the next change, not before.
+      const unchanged = await protocol.next(runId, AGENT, { waitMs: 30, after: waiting.version });
+      expect(unchanged.version).toBe(waiting.version);
+      const changed = await protocol.next(runId, AGENT, { waitMs: 20_000, after: first.version });
+      expect(changed.version).not.toBe(first.version);
       expect(waiting.plan?.segments.map((segment) => segment.kind)).toEqual(["wave", "barrier", "wave"]);
       await approve(runId, { to: "b@example.com" });
       const gate = await until(runId, "execute");

@@ -253,7 +253,9 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
       const answer = await readNow(runId, run, scenario);
       const left = deadline - Date.now();
       const isSettled =
-        answer.next !== "wait" || (wait.untilApproval === true && answer.waitingFor === "approval");
+        wait.after !== undefined
+          ? answer.version !== wait.after
+          : answer.next !== "wait" || (wait.untilApproval === true && answer.waitingFor === "approval");
       if (isSettled || left <= 0 || wait.signal?.aborted) return answer;
       await mailbox.waitForChange(runId, Math.min(pollMs, left), wait.signal);
     }
