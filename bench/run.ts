@@ -10,6 +10,7 @@ import { openDatabase } from "../db/client";
 
 import { buildScenario } from "../lib/runtime/testing/scenario-harness";
 import { createRunService, type RunService } from "../lib/server/run-service";
+import { agentCallsOverHttp } from "./agent-over-http";
 import { openLangGraphPeer } from "./langgraph-peer";
 import { LOOKUP_TOOL, SHAPES, scenarioOf, toolCallsOf } from "./shapes";
 import { printTable, type Row, summarize } from "./table";
@@ -77,6 +78,14 @@ async function main() {
         },
       );
     }
+
+    // Beside the in-process figures: the same reads executed by an agent elsewhere, over loopback HTTP.
+    const inProcess = rows.find((row) => row.figure.endsWith("ms per tool call, ours"));
+    rows.push({
+      figure: "agent over HTTP, a turn of 8 reads: ms per tool call",
+      samples: await agentCallsOverHttp(service, 8, REPETITIONS),
+      ...(inProcess ? { anchor: { name: "× in-process", value: summarize(inProcess.samples).median } } : {}),
+    });
 
     const decisions = await decisionLatency(service);
     rows.push({

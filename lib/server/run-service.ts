@@ -105,7 +105,12 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
   return {
     ...host,
     /** The agent protocol over this instance's runs (docs/agent-api.md). */
-    agents: createAgentProtocol({ host, mailbox: agentMailbox, pollMs: 250 }),
+    agents: createAgentProtocol({
+      host,
+      mailbox: agentMailbox,
+      pollMs: 250,
+      watchRun: (runId, onChange) => getRunEventHub(handle).subscribe(runId, () => onChange()),
+    }),
     async startRun(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
       // A cancel sent to another instance must be able to reach this run from its first moment.
       await listeningForCancels;

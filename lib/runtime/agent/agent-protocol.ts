@@ -110,6 +110,12 @@ export interface AgentProtocolOptions {
   mailbox: AgentMailbox;
   /** How often a long poll reads again for changes other instances made (default 200 ms). */
   pollMs?: number;
+  /**
+   * Calls `onChange` at each event the run commits (from any instance), until
+   * the returned function is called: a long poll then answers at once, not at
+   * its next read. Without it, long polls read every `pollMs`.
+   */
+  watchRun?(runId: string, onChange: () => void): Promise<() => void>;
   now?(): number;
 }
 
@@ -118,10 +124,21 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
   const now = options.now ?? Date.now;
   const pollMs = options.pollMs ?? 200;
 
+  // A run's scenario never changes: decoded once per run (of the most recent ones), not at every request.
+  const scenarios = new Map<string, Scenario | null>();
+  function scenarioOf(run: RunRecord): Scenario | null {
+    if (!scenarios.has(run.id)) {
+      scenarios.set(run.id, safeScenario(run));
+      const oldest = scenarios.keys().next().value;
+      if (scenarios.size > 1_000 && oldest !== undefined) scenarios.delete(oldest);
+    }
+    return scenarios.get(run.id) ?? null;
+  }
+
   /** The run, if it is an agent's run opened by this token; a 404 otherwise (another's run is not said to exist). */
   async function requireOwnRun(runId: string, agent: Pick<AgentIdentity, "tokenId">) {
     const run = await host.getRun(runId);
-    const scenario = run ? safeScenario(run) : null;
+    const scenario = run ? scenarioOf(run) : null;
     if (!run || scenario?.model.kind !== "agent" || scenario.model.openedBy.tokenId !== agent.tokenId) {
       throw new AgentProtocolError("not_found", `No run ${runId} of this agent.`);
     }
@@ -247,17 +264,31 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
     const { scenario } = await requireOwnRun(runId, agent);
     // A wait is measured on the wall clock, whatever clock leases are read by.
     const deadline = Date.now() + wait.waitMs;
-    for (;;) {
-      const run = await host.getRun(runId);
-      if (!run) throw new AgentProtocolError("not_found", `No run ${runId} of this agent.`);
-      const answer = await readNow(runId, run, scenario);
-      const left = deadline - Date.now();
-      const isSettled =
-        wait.after !== undefined
-          ? answer.version !== wait.after
-          : answer.next !== "wait" || (wait.untilApproval === true && answer.waitingFor === "approval");
-      if (isSettled || left <= 0 || wait.signal?.aborted) return answer;
-      await mailbox.waitForChange(runId, Math.min(pollMs, left), wait.signal);
+    let changed = new AbortController();
+    const stopWatching =
+      wait.waitMs > 0 && options.watchRun
+        ? await options.watchRun(runId, () => changed.abort()).catch(() => async () => {})
+        : () => {};
+    try {
+      for (;;) {
+        const run = await host.getRun(runId);
+        if (!run) throw new AgentProtocolError("not_found", `No run ${runId} of this agent.`);
+        const answer = await readNow(runId, run, scenario);
+        const left = deadline - Date.now();
+        const isSettled =
+          wait.after !== undefined
+            ? answer.version !== wait.after
+            : answer.next !== "wait" || (wait.untilApproval === true && answer.waitingFor === "approval");
+        if (isSettled || left <= 0 || wait.signal?.aborted) return answer;
+        const woken = changed.signal.aborted;
+        changed = new AbortController();
+        if (!woken) {
+          const signals = wait.signal ? [wait.signal, changed.signal] : [changed.signal];
+          await mailbox.waitForChange(runId, Math.min(pollMs, left), AbortSignal.any(signals));
+        }
+      }
+    } finally {
+      await stopWatching();
     }
   }
 
