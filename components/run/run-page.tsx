@@ -9,6 +9,7 @@ import { useCan } from "../auth/viewer-context";
 import { exampleStep, HowItWorks } from "../help/how-it-works";
 import { McpServersPanel } from "../playground/mcp-servers-panel";
 import { StatusBadge } from "../ui/status-badge";
+import { AgentPanel, type AgentSummary } from "./agent-panel";
 import { ApprovalPanel } from "./approval-panel";
 import { CopyAsCurl } from "./copy-as-curl";
 import { DecisionHistory } from "./decision-history";
@@ -29,9 +30,12 @@ const STREAM_LABELS: Record<StreamState, string> = {
 export function RunPage({
   initialView,
   initialWorkerLost = false,
+  agent = null,
 }: {
   initialView: RunView;
   initialWorkerLost?: boolean;
+  /** The agent that drives the run from elsewhere, when one does. */
+  agent?: AgentSummary | null;
 }) {
   const { data: view, error: refreshError } = useQuery({
     ...runViewQueryOptions(initialView.runId),
@@ -94,6 +98,7 @@ export function RunPage({
           <strong>{view.error.code}.</strong> {view.error.message}
         </p>
       )}
+      {agent && <AgentPanel agent={agent} view={view} />}
       <ApprovalPanel view={view} />
       <ToolAllowances view={view} />
       <section aria-label="Steps" className="timeline">

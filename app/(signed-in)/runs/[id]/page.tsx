@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { RunPage } from "@/components/run/run-page";
 import { runIdSchema } from "@/lib/http/request-schemas";
 import { requirePageIdentity } from "@/lib/http/require-page-identity";
+import { decodeStoredScenario, type RunRecord } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/get-run-service";
 
 export const metadata: Metadata = { title: "Run · Tool Playground" };
@@ -15,5 +16,32 @@ export default async function RunRoute({ params }: { params: Promise<{ id: strin
   const service = await getRunService();
   const [view, run] = await Promise.all([service.loadView(id), service.getRun(id)]);
   if (!view) notFound();
-  return <RunPage initialView={view} initialWorkerLost={run?.leaseExpired ?? false} />;
+  return (
+    <RunPage
+      initialView={view}
+      initialWorkerLost={run?.leaseExpired ?? false}
+      agent={run ? agentOf(run) : null}
+    />
+  );
+}
+
+/** The agent that drives the run from elsewhere (docs/agent-api.md), as the page shows it; null for other runs. */
+function agentOf(run: RunRecord) {
+  let scenario: ReturnType<typeof decodeStoredScenario>;
+  try {
+    scenario = decodeStoredScenario(run);
+  } catch {
+    return null;
+  }
+  if (scenario.model.kind !== "agent") return null;
+  const { agent, openedBy } = scenario.model;
+  return {
+    name: agent.name,
+    version: agent.version ?? null,
+    traceId: agent.traceId ?? null,
+    metadata: agent.metadata ?? {},
+    tokenName: openedBy.tokenName,
+    ownerName: openedBy.ownerName,
+    tools: scenario.tools.map((tool) => tool.name),
+  };
 }
