@@ -1,5 +1,7 @@
+import { eq, sql } from "drizzle-orm";
 import { createRunHost, RuntimeError } from "@/lib/runtime";
 import { describeAgentProtocolContract } from "@/lib/runtime/agent/agent-protocol.contract";
+import { runs } from "../schema";
 import { openTestDatabase, testDriverName } from "../testing/test-database";
 import { createAgentMailboxRepository } from "./agent-mailbox";
 import { createRunRepository } from "./run-repository";
@@ -26,5 +28,17 @@ describeAgentProtocolContract(testDriverName, async () => {
       deadlineTimers: false,
       agents: { mailbox, pollMs: 10 },
     });
-  return { hosts: [host("a"), host("b")], mailbox, clock, close: () => handle.close() };
+  return {
+    hosts: [host("a"), host("b")],
+    mailbox,
+    clock,
+    // The database reads leases by its own clock.
+    expireRunLease: async (runId) => {
+      await handle.db
+        .update(runs)
+        .set({ leaseExpiresAt: sql`now() - interval '1 second'` })
+        .where(eq(runs.id, runId));
+    },
+    close: () => handle.close(),
+  };
 });

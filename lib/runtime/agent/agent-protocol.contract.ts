@@ -17,6 +17,8 @@ export interface AgentBacking {
   mailbox: AgentMailbox;
   /** The hosts' clock is the wall clock plus `offset` (release leases are read by it); tests move it. */
   clock: { offset: number };
+  /** Ends the run's claim lease now, as when its worker's server stops. */
+  expireRunLease(runId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -356,6 +358,25 @@ export function describeAgentProtocolContract(label: string, open: () => Promise
         await restarted.report(runId, AGENT, { releaseToken: release.releaseToken, ok: true, result: null });
       }
       expect((await until(runId, "submit_turn")).turn).toBe(1);
+    });
+
+    it("a server that stops mid-wait is replaced: the new worker waits on the open release, nothing is released twice", async () => {
+      const { runId } = await protocol.openRun(openInput({ releaseLeaseSeconds: 3_600 }), AGENT);
+      await protocol.submitTurn(runId, AGENT, { turn: 0, text: null, calls: [read("held")] }, { waitMs: 0 });
+      const held = await until(runId, "execute");
+      // The first worker's lease runs out (its server stopped): another instance takes the run over.
+      await backing.expireRunLease(runId);
+      let recovered: Array<{ runId: string }> = [];
+      for (let attempt = 0; attempt < 400 && recovered.length === 0; attempt += 1) {
+        recovered = await backing.hosts[1].recoverExpiredRuns({ runId });
+        if (recovered.length === 0) await yieldToTimers();
+      }
+      expect(recovered.map((entry) => entry.runId)).toEqual([runId]);
+      const after = await protocol.next(runId, AGENT, { waitMs: 0 });
+      expect(after.releases).toEqual(held.releases);
+      await reportAll(runId, after);
+      expect((await until(runId, "submit_turn")).outcome?.calls[0]).toMatchObject({ status: "ok" });
+      expect((await backing.mailbox.listReleases(runId)).map((release) => release.attempt)).toEqual([1]);
     });
 
     it("a turn is bound to its number: resubmitted the same it answers the same, changed it conflicts, out of order it is refused", async () => {

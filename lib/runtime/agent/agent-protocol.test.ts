@@ -17,5 +17,14 @@ describeAgentProtocolContract("memory", async () => {
       deadlineTimers: false,
       agents: { mailbox, pollMs: 10 },
     });
-  return { hosts: [host("a"), host("b")], mailbox, clock, close: async () => {} };
+  return {
+    hosts: [host("a"), host("b")],
+    mailbox,
+    clock,
+    // The store's clock is the hosts': moving it past the run's lease (60 s) ends it.
+    expireRunLease: async () => {
+      clock.offset += 120_000;
+    },
+    close: async () => {},
+  };
 });

@@ -13,6 +13,12 @@ export interface AgentToolOptions {
   now(): number;
 }
 
+/**
+ * The abort reason of a worker whose claim another worker took over: it
+ * stops, and leaves its open releases to the new holder (a cancel closes them).
+ */
+export const CLAIM_LOST = "claim_lost";
+
 /** The error of a non-idempotent call whose release lapsed: the agent may have run it; it is never released again. */
 export const INTERRUPTED_CODE = "interrupted";
 
@@ -113,6 +119,11 @@ async function awaitReport(
     if (!current) return "again";
     if (current.state === "reported" && current.report) return current.report;
     if (current.state !== "released") return "again";
+    if (signal.aborted && signal.reason === CLAIM_LOST) {
+      throw new ToolError(`${release.name} is left to the worker that took the run over.`, {
+        outcomeCode: "cancelled",
+      });
+    }
     if (signal.aborted) {
       if (await mailbox.closeRelease(release.token, { state: "cancelled" })) {
         throw new ToolError(

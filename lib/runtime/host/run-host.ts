@@ -1,6 +1,6 @@
 import type { AgentMailbox } from "../agent/agent-mailbox";
 import { createAgentModel } from "../agent/agent-model";
-import { createAgentTool } from "../agent/agent-tool";
+import { CLAIM_LOST, createAgentTool } from "../agent/agent-tool";
 import { startCancelRun } from "../coordinator/cancel-run";
 import { readPendingTurn } from "../coordinator/claim-waiting-run";
 import type { CoordinatorDependencies } from "../coordinator/coordinator-dependencies";
@@ -207,7 +207,8 @@ export function createRunHost(options: RunHostOptions) {
       now,
       leaseMs: options.leaseMs,
       stepSignal: () => stepSignal(run.id),
-      abortInFlight: () => stepControllers.get(run.id)?.abort(),
+      // Said as the reason: an agent's released call stays released for the worker that took the run over.
+      abortInFlight: () => stepControllers.get(run.id)?.abort(CLAIM_LOST),
       createToolContext: (signal) => options.createToolContext(run.id, signal),
       telemetry: options.telemetry,
       log: options.log,
