@@ -1,0 +1,88 @@
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Role } from "@/lib/server/auth/roles";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { agentApiRoutes, serveRoutes } from "@/lib/server/testing/serve-routes";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+
+// docs/agent-api.md's curl walkthrough, run as written (bash, curl, jq) against the agent API over
+// loopback HTTP; the person's approval in the browser is made over the API here, with the same edit.
+let uninstall = async () => {};
+let accounts: Record<Role, TestAccount>;
+let server: { url: string; close(): Promise<void> };
+
+beforeAll(async () => {
+  ({ uninstall } = await installProcessTestDatabase());
+  accounts = await createTestAccounts(["agent", "approver"]);
+  server = await serveRoutes(await agentApiRoutes());
+});
+afterAll(async () => {
+  await server?.close();
+  await uninstall();
+});
+
+async function walkthroughScript(): Promise<string> {
+  const doc = await readFile("docs/agent-api.md", "utf8");
+  const section = doc.slice(doc.indexOf("## A walkthrough with curl"));
+  const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!script) throw new Error("docs/agent-api.md has no walkthrough script");
+  return script;
+}
+
+describe("docs/agent-api.md's curl walkthrough", () => {
+  it("runs as written: refused batch, reads in waves of 2, the write through an edited approval, finish", {
+    timeout: 120_000,
+  }, async () => {
+    const script = await walkthroughScript();
+    const shell = spawn("bash", ["-c", script], {
+      env: { ...process.env, PLAYGROUND_URL: server.url, TOKEN: accounts.agent.token },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const lines: string[] = [];
+    let runId = "";
+    const approved = new Promise<void>((resolve, reject) => {
+      createInterface({ input: shell.stdout }).on("line", async (line) => {
+        lines.push(line);
+        if (line.startsWith("run ")) runId = line.slice(4);
+        if (line !== "waiting for approval") return;
+        try {
+          const { getRunService } = await import("@/lib/server/get-run-service");
+          const view = await (await getRunService()).loadView(runId);
+          const decision = await import("@/app/api/runs/[id]/decision/route");
+          const response = await decision.POST(
+            new Request("http://test/api", {
+              method: "POST",
+              headers: { "content-type": "application/json", ...accounts.approver.headers },
+              body: JSON.stringify({
+                approve: true,
+                turnDigest: view?.pending?.turnDigest,
+                editedArguments: { to: "b@example.com" },
+              }),
+            }),
+            { params: Promise.resolve({ id: runId }) },
+          );
+          expect(response.status).toBe(200);
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => shell.on("exit", (code) => resolve(code)));
+    await approved;
+    expect(await exited).toBe(0);
+    expect(lines).toEqual([
+      `run ${runId}`,
+      "turn_refused",
+      '["r1","r2"]',
+      '["ok","ok","ok","ok","ok"]',
+      "waiting for approval",
+      '{"name":"send_email","arguments":"{\\"to\\":\\"b@example.com\\"}","edited":true}',
+      '{"callId":"r6","status":"ok","edited":false,"arguments":"{\\"q\\":\\"6\\"}"}',
+      '{"callId":"w","status":"ok","edited":true,"arguments":"{\\"to\\":\\"b@example.com\\"}"}',
+      "COMPLETED",
+    ]);
+  });
+});
