@@ -11,7 +11,7 @@ import { listPageFiles, listRouteHandlers, listServerActions } from "@/lib/serve
 // endpoint list) must each have a row, each row must name something that exists, and the role a
 // row gives must be the one the code asks for.
 
-const LEVELS = ["nobody", "stranger", "viewer", "operator", "approver", "admin"];
+const LEVELS = ["nobody", "stranger", "agent", "viewer", "operator", "approver", "admin"];
 
 /** The rows of the table under `## heading`: first cell's code span → second cell. */
 function readTable(markdown: string, heading: string): Map<string, string> {
