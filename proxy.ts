@@ -39,12 +39,17 @@ export async function proxy(request: NextRequest) {
 const PUBLIC_PAGES = new Set(["/sign-in", "/setup"]);
 
 /**
- * A browser's plain page load (not the client router's RSC fetch, which takes the redirect inside
- * its payload) with no session cookie and no API token, of a page that needs a person.
+ * A browser's page load (a document asked for as HTML) with no session cookie and no API token, of
+ * a page that needs a person. Not the client router's fetches and prefetches: Next hides their RSC
+ * headers from the proxy, and a redirect here would be cached as the page itself (after signing
+ * in, the prefetched `/` led back to sign-in); they take the page's own redirect, inside the payload.
  */
 function isStrangersPageLoad(request: NextRequest): boolean {
   if (request.method !== "GET" && request.method !== "HEAD") return false;
-  if (request.headers.has("rsc") || PUBLIC_PAGES.has(request.nextUrl.pathname)) return false;
+  if (PUBLIC_PAGES.has(request.nextUrl.pathname)) return false;
+  if (!(request.headers.get("accept") ?? "").includes("text/html")) return false;
+  const destination = request.headers.get("sec-fetch-dest");
+  if (destination !== null && destination !== "document") return false;
   if (request.headers.has("authorization")) return false;
   return !request.cookies.getAll().some((cookie) => cookie.name.endsWith("better-auth.session_token"));
 }
