@@ -44,11 +44,12 @@ async function signedIn(browser: Browser, baseURL: string, user: { email: string
   const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
   const page = await context.newPage();
   await page.goto("/inbox");
-  await expect(page).toHaveURL(/\/sign-in/);
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Finbox$/);
   await page.getByRole("textbox", { name: "Email" }).fill(user.email);
   await page.getByLabel("Password").fill(user.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { name: "Playground" })).toBeVisible();
+  // Signed in, they land where they were going.
+  await expect(page.getByRole("heading", { name: "Inbox", level: 1 })).toBeVisible();
   return { context, page };
 }
 

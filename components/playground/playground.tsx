@@ -293,7 +293,8 @@ function describeFirstIssue(issues: Array<{ path: string; message: string }>): s
 function PreamblePreview({ scenario }: { scenario: Scenario }) {
   const preamble = buildPreamble(
     { ...DEFAULT_LIMITS, ...scenario.limits },
-    createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals }),
+    // Names and descriptions only: compiling schemas generates code, which the page's CSP forbids.
+    createToolRegistry({ tools: scenario.tools, approvals: scenario.approvals, compileSchemas: false }),
   );
   return (
     <details className="preamble">
