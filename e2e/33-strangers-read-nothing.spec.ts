@@ -138,9 +138,11 @@ test("a stranger gets the redirect to sign-in from every page, with no run data 
       if (!isRedirected) {
         notRedirected.push(`${variant} ${url}: ${status} ${location}`);
       }
-      // With no credentials at all, the redirect comes before anything is rendered: an empty body.
-      if (variant === "browser" && body !== "")
-        notRedirected.push(`${variant} ${url}: a body with the redirect`);
+      // With no credentials at all, the redirect comes before anything is rendered: the body holds
+      // nothing but where to go (Next writes the Location there too).
+      if (variant === "browser" && body !== "" && body !== location) {
+        notRedirected.push(`${variant} ${url}: a page's body with the redirect`);
+      }
     }
   }
   expect(leaks).toEqual([]);
