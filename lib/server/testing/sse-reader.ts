@@ -4,11 +4,15 @@ export interface ReadSseMessage {
   data: string;
 }
 
-/** Reads SSE messages from a response body, one at a time, the way EventSource frames them. */
+/**
+ * Reads SSE messages from a response body, one at a time, the way EventSource frames them; comment
+ * lines (keep-alives, `: …`) are kept aside in `comments`.
+ */
 export function openSseReader(response: Response) {
   if (!response.body) throw new Error("no body");
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
+  const comments: string[] = [];
   async function next(): Promise<ReadSseMessage | null> {
     for (;;) {
       const end = buffer.indexOf("\n\n");
@@ -18,7 +22,8 @@ export function openSseReader(response: Response) {
         const message: ReadSseMessage = { event: "message", data: "" };
         const data: string[] = [];
         for (const line of block.split("\n")) {
-          if (line.startsWith("id: ")) message.id = line.slice(4);
+          if (line.startsWith(":")) comments.push(line);
+          else if (line.startsWith("id: ")) message.id = line.slice(4);
           else if (line.startsWith("event: ")) message.event = line.slice(7);
           else if (line.startsWith("data: ")) data.push(line.slice(6));
         }
@@ -41,5 +46,5 @@ export function openSseReader(response: Response) {
       if (predicate(message)) return seen;
     }
   }
-  return { next, until, cancel: () => reader.cancel() };
+  return { next, until, comments, cancel: () => reader.cancel() };
 }

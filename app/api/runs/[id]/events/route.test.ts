@@ -8,6 +8,10 @@ import { createRunService, type RunService } from "@/lib/server/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
+import {
+  openSseReader as openReader,
+  type ReadSseMessage as SseMessage,
+} from "@/lib/server/testing/sse-reader";
 import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
 
 // The routes use the process-wide database: hand them a fresh test database.
@@ -27,54 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await uninstall();
 });
-
-interface SseMessage {
-  id?: string;
-  event: string;
-  data: string;
-}
-
-/** Reads SSE messages from a response body, one at a time, the way EventSource frames them. */
-function openReader(response: Response) {
-  if (!response.body) throw new Error("no body");
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  const comments: string[] = [];
-  async function next(): Promise<SseMessage | null> {
-    for (;;) {
-      const end = buffer.indexOf("\n\n");
-      if (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const message: SseMessage = { event: "message", data: "" };
-        const data: string[] = [];
-        for (const line of block.split("\n")) {
-          if (line.startsWith(":")) comments.push(line);
-          else if (line.startsWith("id: ")) message.id = line.slice(4);
-          else if (line.startsWith("event: ")) message.event = line.slice(7);
-          else if (line.startsWith("data: ")) data.push(line.slice(6));
-        }
-        if (data.length === 0) continue;
-        message.data = data.join("\n");
-        return message;
-      }
-      const chunk = await reader.read();
-      if (chunk.done) return null;
-      buffer += chunk.value;
-    }
-  }
-  /** Messages until one matches, inclusive. */
-  async function until(predicate: (message: SseMessage) => boolean): Promise<SseMessage[]> {
-    const seen: SseMessage[] = [];
-    for (;;) {
-      const message = await next();
-      if (!message) return seen;
-      seen.push(message);
-      if (predicate(message)) return seen;
-    }
-  }
-  return { next, until, comments, cancel: () => reader.cancel() };
-}
 
 const params = (id: string) => ({ params: Promise.resolve({ id }) });
 const streamRequest = (
