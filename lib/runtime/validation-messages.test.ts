@@ -18,7 +18,7 @@ describe("validation messages say what is wrong in plain words", () => {
     [{ name: 5 }, "name: must be text (a JSON string)"],
     [{ name: undefined }, "name: is required"],
     [{ tools: "read_file" }, "tools: must be a list (a JSON array)"],
-    [{ model: { kind: "gpt" } }, 'model.kind: must be one of "scripted", "openai-compatible"'],
+    [{ model: { kind: "gpt" } }, 'model.kind: must be one of "scripted", "openai-compatible", "agent"'],
     [{ colour: "blue" }, ': has a field this format does not have: "colour"'],
   ])("%j → %s", (patch, expected) => {
     expect(messagesFor(patch)).toContain(expected);
