@@ -1,4 +1,15 @@
-import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import {
+  bigserial,
+  boolean,
+  check,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 
 /**
  * The tables better-auth keeps (sign-in, sessions, API tokens), in the app's
@@ -131,3 +142,44 @@ export const appSettings = pgTable("app_settings", {
   key: text("key").primaryKey(),
   value: text("value").notNull(),
 });
+
+/** What an account change did, as the accounts audit records it (lib/server/auth/account-changes.ts). */
+export const ACCOUNT_EVENT_KINDS = [
+  "user_added",
+  "role_changed",
+  "user_deactivated",
+  "user_reactivated",
+  "user_removed",
+  "password_reset",
+  "password_changed",
+] as const;
+export type AccountEventKind = (typeof ACCOUNT_EVENT_KINDS)[number];
+
+/**
+ * The accounts audit: who changed whose account, and how. Append-only (the
+ * database refuses updates and deletes), with no foreign key: a removed
+ * person's rows, and their e-mail as it was, stay readable.
+ */
+export const accountEvents = pgTable(
+  "account_events",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    at: at("at").defaultNow().notNull(),
+    kind: text("kind").notNull(),
+    /** Who made the change; null for the CLI on the database itself (no sign-in). */
+    actorId: text("actor_id"),
+    actorEmail: text("actor_email"),
+    /** Whose account changed, as they were named then. */
+    subjectId: text("subject_id").notNull(),
+    subjectEmail: text("subject_email").notNull(),
+    /** What changed, for a person to read (`viewer → admin`); never a password. */
+    detail: text("detail"),
+  },
+  (table) => [
+    index("account_events_subject_id_idx").on(table.subjectId),
+    check(
+      "account_events_kind_check",
+      sql`${table.kind} in ('user_added', 'role_changed', 'user_deactivated', 'user_reactivated', 'user_removed', 'password_reset', 'password_changed')`,
+    ),
+  ],
+);

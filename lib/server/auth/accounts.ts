@@ -13,6 +13,8 @@ export interface UserSummary {
   email: string;
   name: string;
   role: Role;
+  /** False once an admin deactivated them: no sign-in, no session, no working token. */
+  isActive: boolean;
   createdAt: string;
 }
 
@@ -54,6 +56,7 @@ export async function listUsers(db: Db): Promise<UserSummary[]> {
     email: row.email,
     name: capPersonName(row.name), // a name stored before names were limited is listed cut
     role: isRole(row.role) ? row.role : "viewer",
+    isActive: !row.banned,
     createdAt: row.createdAt.toISOString(),
   }));
 }
@@ -73,6 +76,7 @@ export async function createUser(
       email: created.email,
       name: created.name,
       role: input.role,
+      isActive: true,
       createdAt: new Date(created.createdAt).toISOString(),
     };
   } catch (error) {
