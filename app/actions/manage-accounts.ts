@@ -3,9 +3,17 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { getDatabase } from "@/db/client";
-import { addUserSchema, createTokenSchema, tokenIdSchema } from "@/lib/http/account-schemas";
+import {
+  addUserSchema,
+  changeOwnPasswordSchema,
+  changeUserSchema,
+  createTokenSchema,
+  removeUserSchema,
+  tokenIdSchema,
+} from "@/lib/http/account-schemas";
 import { runAction } from "@/lib/http/run-action";
-import { AccountError, createToken, createUser, revokeToken } from "@/lib/server/auth/accounts";
+import { addUser, changeOwnPassword, changeUser, removeUser } from "@/lib/server/auth/account-changes";
+import { AccountError, createToken, revokeToken } from "@/lib/server/auth/accounts";
 import { getAuth } from "@/lib/server/auth/auth";
 
 const revokeTokenSchema = z.object({ id: tokenIdSchema }).strict();
@@ -24,8 +32,64 @@ export async function addUserAction(input: z.infer<typeof addUserSchema>) {
   return runAction(
     addUserSchema,
     input,
-    async (user) => accountWork(async () => createUser(await getAuth(), user)),
+    async (user, identity) =>
+      accountWork(async () => addUser(await getAuth(), (await getDatabase()).db, actorOf(identity), user)),
     { role: "admin" },
+  );
+}
+
+const actorOf = (identity: { userId: string; email: string }) => ({
+  id: identity.userId,
+  email: identity.email,
+});
+
+/**
+ * Changes someone's role, deactivates or reactivates them, or sets their
+ * password (admins; audited). Never leaves no active admin.
+ */
+export async function changeUserAction(input: z.infer<typeof changeUserSchema>) {
+  return runAction(
+    changeUserSchema,
+    input,
+    async (change, identity) =>
+      accountWork(async () =>
+        changeUser(await getAuth(), (await getDatabase()).db, actorOf(identity), change),
+      ),
+    { role: "admin" },
+  );
+}
+
+/** Removes someone with their sessions and tokens (admins; audited; never oneself nor the last admin). */
+export async function removeUserAction(input: z.infer<typeof removeUserSchema>) {
+  return runAction(
+    removeUserSchema,
+    input,
+    async ({ email }, identity) =>
+      accountWork(async () =>
+        removeUser(await getAuth(), (await getDatabase()).db, actorOf(identity), { email }),
+      ),
+    { role: "admin" },
+  );
+}
+
+/**
+ * Changes the caller's own password, given the current one; their other
+ * sessions end (audited). A token cannot do it: only a signed-in person.
+ */
+export async function changeOwnPasswordAction(input: z.infer<typeof changeOwnPasswordSchema>) {
+  return runAction(
+    changeOwnPasswordSchema,
+    input,
+    async (passwords, identity) => {
+      if (identity.via !== "session") {
+        throw new AccountError("forbidden", "Sign in to change your password: a token cannot.");
+      }
+      await accountWork(async () =>
+        changeOwnPassword(await getAuth(), (await getDatabase()).db, identity, passwords),
+      );
+      return { changed: true };
+    },
+    { role: "viewer" },
   );
 }
 

@@ -12,7 +12,7 @@ let accounts: Record<Role, TestAccount>;
 type Handler = (request: Request, context?: { params: Promise<{ id: string }> }) => Promise<Response>;
 let routes: Array<{
   name: string;
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   handler: Handler;
   role: Role;
   body?: unknown;
@@ -104,6 +104,19 @@ beforeAll(async () => {
       role: "admin",
       body: { email: "eve@example.com", name: "Eve", role: "admin", password: "eve-password-1" },
     },
+    {
+      name: "PATCH /api/users/[email]",
+      method: "PATCH",
+      handler: (await import("./users/[email]/route")).PATCH as unknown as Handler,
+      role: "admin",
+      body: { role: "viewer" },
+    },
+    {
+      name: "DELETE /api/users/[email]",
+      method: "DELETE",
+      handler: (await import("./users/[email]/route")).DELETE as unknown as Handler,
+      role: "admin",
+    },
     { name: "GET /api/tokens", method: "GET", handler: (await import("./tokens/route")).GET, role: "admin" },
     {
       name: "POST /api/tokens",
@@ -125,7 +138,11 @@ afterAll(async () => {
   await uninstall();
 });
 
-function request(method: "GET" | "POST" | "DELETE", headers: Record<string, string>, body?: unknown) {
+function request(
+  method: "GET" | "POST" | "PATCH" | "DELETE",
+  headers: Record<string, string>,
+  body?: unknown,
+) {
   return new Request("http://test/api", {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
@@ -213,5 +230,29 @@ describe("the sign-in endpoints", () => {
       }),
     );
     expect(response.status).toBe(404);
+    // Account changes go through the app's own rules and audit (lib/server/auth/account-changes.ts) only.
+    for (const [path, body] of [
+      ["admin/set-role", { userId: accounts.approver.userId, role: "viewer" }],
+      ["admin/ban-user", { userId: accounts.approver.userId }],
+      ["admin/unban-user", { userId: accounts.approver.userId }],
+      ["admin/remove-user", { userId: accounts.approver.userId }],
+      ["admin/set-user-password", { userId: accounts.approver.userId, newPassword: "new-password-1" }],
+      ["admin/update-user", { userId: accounts.approver.userId, data: { role: "viewer" } }],
+      ["admin/create-user", { email: "x@example.com", password: "new-password-1", name: "X" }],
+      ["change-password", { currentPassword: "test-password-1", newPassword: "new-password-1" }],
+      ["set-password", { newPassword: "new-password-1" }],
+    ] as const) {
+      const refused = await POST(
+        new Request(`http://test/api/auth/${path}`, {
+          method: "POST",
+          headers: { cookie, origin: "http://test", host: "test", "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+      );
+      expect(refused.status, path).toBe(404);
+    }
+    const { listUsers } = await import("@/lib/server/auth/accounts");
+    const { db } = await getDatabase();
+    expect((await listUsers(db)).find((row) => row.email === accounts.approver.email)?.role).toBe("approver");
   });
 });

@@ -24,3 +24,37 @@ export const createTokenSchema = z
 
 /** A token's id (better-auth's, as listed): tokens are revoked by id, never by name. */
 export const tokenIdSchema = z.string().regex(/^[\w-]{1,64}$/, "a token's id, as listed");
+
+const passwordSchema = z.string().min(8, "use at least 8 characters").max(128, "use at most 128 characters");
+
+/** A person, named by their e-mail (as the admin page and the CLI name them). */
+export const userEmailSchema = z.email("enter an email address");
+
+/**
+ * One change to someone's account (admins): a role, deactivation (`isActive:
+ * false`) or reactivation, or a new password. One field at a time, so each
+ * change is audited as what it is.
+ */
+export const changeUserSchema = z.union([
+  z.object({ email: userEmailSchema, role: roleSchema }).strict(),
+  z.object({ email: userEmailSchema, isActive: z.boolean() }).strict(),
+  z.object({ email: userEmailSchema, password: passwordSchema }).strict(),
+]);
+export type ChangeUserInput = z.infer<typeof changeUserSchema>;
+
+/** The body of `PATCH /api/users/[email]`: the change without the e-mail, which the path names. */
+export const changeUserBodySchema = z.union([
+  z.object({ role: roleSchema }).strict(),
+  z.object({ isActive: z.boolean() }).strict(),
+  z.object({ password: passwordSchema }).strict(),
+]);
+
+export const removeUserSchema = z.object({ email: userEmailSchema }).strict();
+
+/** One's own new password, given the current one. */
+export const changeOwnPasswordSchema = z
+  .object({
+    currentPassword: z.string().min(1, "enter your current password").max(128),
+    newPassword: passwordSchema,
+  })
+  .strict();

@@ -1,7 +1,8 @@
 import { getDatabase } from "@/db/client";
 import { addUserSchema } from "@/lib/http/account-schemas";
 import { handleRoute, readBody } from "@/lib/http/api-route";
-import { createUser, listUsers } from "@/lib/server/auth/accounts";
+import { addUser } from "@/lib/server/auth/account-changes";
+import { listUsers } from "@/lib/server/auth/accounts";
 import { getAuth } from "@/lib/server/auth/auth";
 
 /** Everyone who can sign in, oldest first (admins; what `playground user list --server …` prints). */
@@ -10,7 +11,10 @@ export const GET = handleRoute({ role: "admin" }, async () =>
 );
 
 /** Adds a person: `{ email, name, role, password }` → 201 with the user (never the password). */
-export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
+export const POST = handleRoute({ role: "admin" }, async (request: Request, _context, identity) => {
   const input = await readBody(request, addUserSchema);
-  return Response.json(await createUser(await getAuth(), input), { status: 201 });
+  const actor = { id: identity.userId, email: identity.email };
+  return Response.json(await addUser(await getAuth(), (await getDatabase()).db, actor, input), {
+    status: 201,
+  });
 });

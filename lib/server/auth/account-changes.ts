@@ -301,3 +301,15 @@ export async function listAccountEvents(
     detail: row.detail,
   }));
 }
+
+/** Applies one change of {@link changeUserSchema}'s kinds (the actions, the route and the CLI share it). */
+export async function changeUser(
+  auth: Auth,
+  db: Db,
+  actor: AccountActor,
+  change: { email: string } & ({ role: Role } | { isActive: boolean } | { password: string }),
+): Promise<UserSummary> {
+  if ("role" in change) return setUserRole(auth, db, actor, change);
+  if ("isActive" in change) return setUserActive(auth, db, actor, change);
+  return resetPassword(auth, db, actor, change);
+}

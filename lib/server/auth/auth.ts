@@ -94,10 +94,23 @@ function checkPersonName(name: unknown): string {
  * unique per owner, a role no higher than the creator's, who may revoke what),
  * so tokens are made, listed and revoked only through lib/server/auth/accounts.ts
  * (the pages' actions, /api/tokens, the CLI). The server calls them directly.
+ * Account changes (a role, deactivation, removal, passwords): the admin
+ * plugin's endpoints and better-auth's own password change would skip the
+ * last-admin rule and the accounts audit, so they go through
+ * lib/server/auth/account-changes.ts only (the pages' actions, /api/users, the CLI).
  */
 export const DISABLED_AUTH_PATHS = [
   "/admin/impersonate-user",
   "/admin/stop-impersonating",
+  "/admin/create-user",
+  "/admin/update-user",
+  "/admin/set-role",
+  "/admin/set-user-password",
+  "/admin/ban-user",
+  "/admin/unban-user",
+  "/admin/remove-user",
+  "/change-password",
+  "/set-password",
   "/api-key/create",
   "/api-key/get",
   "/api-key/list",

@@ -1,0 +1,34 @@
+import { getDatabase } from "@/db/client";
+import { changeUserBodySchema, userEmailSchema } from "@/lib/http/account-schemas";
+import { handleRoute, readBody } from "@/lib/http/api-route";
+import { validateInput } from "@/lib/http/refusal";
+import { changeUser, removeUser } from "@/lib/server/auth/account-changes";
+import { getAuth } from "@/lib/server/auth/auth";
+
+type Context = { params: Promise<{ email: string }> };
+
+/**
+ * One change to a person's account (admins; audited): `{ role }`,
+ * `{ isActive }` or `{ password }` → the user as they now are. Never leaves no
+ * active admin; an admin cannot deactivate themself.
+ */
+export const PATCH = handleRoute({ role: "admin" }, async (request: Request, context: Context, identity) => {
+  const email = validateInput(decodeURIComponent((await context.params).email), userEmailSchema);
+  const change = await readBody(request, changeUserBodySchema);
+  const actor = { id: identity.userId, email: identity.email };
+  return Response.json(
+    await changeUser(await getAuth(), (await getDatabase()).db, actor, { email, ...change }),
+  );
+});
+
+/** Removes a person with their sessions and tokens (admins; audited; the audit keeps their rows). */
+export const DELETE = handleRoute(
+  { role: "admin" },
+  async (_request: Request, context: Context, identity) => {
+    const email = validateInput(decodeURIComponent((await context.params).email), userEmailSchema);
+    const actor = { id: identity.userId, email: identity.email };
+    return Response.json({
+      removed: await removeUser(await getAuth(), (await getDatabase()).db, actor, { email }),
+    });
+  },
+);
