@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { DatabaseHandle } from "../db/client";
+import { openTestDatabase } from "../db/testing/test-database";
+import { listAccountEvents } from "../lib/server/auth/account-changes";
 import type { TokenSummary } from "../lib/server/auth/accounts";
-import { type AccountStore, manageAccounts } from "./manage-accounts";
+import { type AccountStore, manageAccounts, openDatabaseAccounts } from "./manage-accounts";
 
 // `token revoke` resolves what it is given to one token id, among the owner's tokens when named.
 function storeWith(tokens: TokenSummary[]) {
@@ -15,6 +18,11 @@ function storeWith(tokens: TokenSummary[]) {
     revokeToken: async (id) => {
       revoked.push(id);
     },
+    changeUser: async () => {
+      throw new Error("not used");
+    },
+    removeUser: async () => {},
+    changeOwnPassword: async () => {},
   };
   return { store, revoked };
 }
@@ -61,5 +69,73 @@ describe("playground token revoke", () => {
     await expect(
       manageAccounts(store, { positionals: ["token", "revoke", "deploy"], email: "bob@example.com" }),
     ).rejects.toMatchObject({ code: "not_found" });
+  });
+});
+
+describe("playground user role|deactivate|activate|password|remove, on the database", () => {
+  let handle: DatabaseHandle;
+  let accounts: AccountStore;
+  beforeAll(async () => {
+    handle = await openTestDatabase();
+    accounts = await openDatabaseAccounts(handle);
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+  const run = (...positionals: string[]) => manageAccounts(accounts, { positionals });
+
+  it("changes, deactivates, resets and removes, each audited, and never leaves no admin", async () => {
+    vi.stubEnv("PLAYGROUND_NEW_PASSWORD", "cli-password-1");
+    await manageAccounts(accounts, { positionals: ["user", "add", "boss@example.com"], role: "admin" });
+    await manageAccounts(accounts, { positionals: ["user", "add", "sam@example.com"], role: "viewer" });
+
+    await expect(
+      manageAccounts(accounts, { positionals: ["user", "role", "boss@example.com"], role: "viewer" }),
+    ).rejects.toMatchObject({ code: "forbidden", message: expect.stringContaining("last administrator") });
+    await expect(run("user", "remove", "boss@example.com")).rejects.toMatchObject({ code: "forbidden" });
+    await expect(
+      manageAccounts(accounts, { positionals: ["user", "role", "sam@example.com"], role: "boss" }),
+    ).rejects.toMatchObject({ code: "invalid_request", message: expect.stringContaining("--role") });
+
+    const promoted = JSON.parse(
+      await manageAccounts(accounts, { positionals: ["user", "role", "sam@example.com"], role: "operator" }),
+    );
+    expect(promoted).toMatchObject({ email: "sam@example.com", role: "operator", isActive: true });
+    expect(JSON.parse(await run("user", "deactivate", "sam@example.com"))).toMatchObject({ isActive: false });
+    expect(JSON.parse(await run("user", "activate", "sam@example.com"))).toMatchObject({ isActive: true });
+
+    vi.stubEnv("PLAYGROUND_NEW_PASSWORD", "");
+    await expect(run("user", "password", "sam@example.com")).rejects.toMatchObject({
+      message: expect.stringContaining("PLAYGROUND_NEW_PASSWORD"),
+    });
+    vi.stubEnv("PLAYGROUND_NEW_PASSWORD", "another-password-1");
+    expect(await run("user", "password", "sam@example.com")).toContain("sessions ended");
+    expect(await run("user", "remove", "sam@example.com")).toContain("removed sam@example.com");
+    expect(JSON.parse(await run("user", "list")).map((row: { email: string }) => row.email)).toEqual([
+      "boss@example.com",
+    ]);
+
+    const events = await listAccountEvents(handle.db, { limit: 100 });
+    expect(events.map((event) => [event.kind, event.subjectEmail, event.actorEmail])).toEqual([
+      ["user_removed", "sam@example.com", null],
+      ["password_reset", "sam@example.com", null],
+      ["user_reactivated", "sam@example.com", null],
+      ["user_deactivated", "sam@example.com", null],
+      ["role_changed", "sam@example.com", null],
+      ["user_added", "sam@example.com", null],
+      ["user_added", "boss@example.com", null],
+    ]);
+  });
+
+  it("changes one's own password only with --server (the token's owner)", async () => {
+    vi.stubEnv("PLAYGROUND_CURRENT_PASSWORD", "cli-password-1");
+    vi.stubEnv("PLAYGROUND_NEW_PASSWORD", "another-password-2");
+    await expect(run("account", "password")).rejects.toMatchObject({
+      code: "invalid_request",
+      message: expect.stringContaining("--server"),
+    });
   });
 });

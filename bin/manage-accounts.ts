@@ -3,10 +3,10 @@
 // the database already administers the app) or, with --server, through the
 // running app's HTTP API as the admin whose token is in PLAYGROUND_TOKEN.
 import type { DatabaseHandle } from "../db/client";
+import { addUser, changeUser, removeUser } from "../lib/server/auth/account-changes";
 import {
   AccountError,
   createToken,
-  createUser,
   findTokenToRevoke,
   listTokens,
   listUsers,
@@ -37,17 +37,36 @@ export interface AccountStore {
   createToken(input: { email: string; name: string; role?: Role }): Promise<string>;
   /** Revokes the token with this id (never by name: two people may name theirs alike). */
   revokeToken(id: string): Promise<void>;
+  /** One audited change: a role, deactivation or reactivation, or a new password. */
+  changeUser(
+    input: { email: string } & ({ role: Role } | { isActive: boolean } | { password: string }),
+  ): Promise<UserSummary>;
+  /** Removes a person with their sessions and tokens (audited). */
+  removeUser(email: string): Promise<void>;
+  /** The caller's own password (--server only: the token's owner, given the current password). */
+  changeOwnPassword(input: { currentPassword: string; newPassword: string }): Promise<void>;
 }
 
 export async function openDatabaseAccounts(handle: DatabaseHandle): Promise<AccountStore> {
   const auth = createAuth(handle.db, await readSecret(handle.db));
   return {
     listUsers: () => listUsers(handle.db),
-    addUser: (input) => createUser(auth, input),
+    // On the database itself there is no sign-in: the audit names no actor (null) for these.
+    addUser: (input) => addUser(auth, handle.db, null, input),
     listTokens: () => listTokens(handle.db),
     createToken: async (input) => (await createToken(auth, handle.db, input)).token,
     revokeToken: async (id) => {
       await revokeToken(handle.db, id);
+    },
+    changeUser: (input) => changeUser(auth, handle.db, null, input),
+    removeUser: async (email) => {
+      await removeUser(auth, handle.db, null, { email });
+    },
+    changeOwnPassword: async () => {
+      throw new AccountError(
+        "invalid_request",
+        "account password changes the password of the token's owner: give --server (on the database itself, `user password <email>` sets anyone's).",
+      );
     },
   };
 }
@@ -63,7 +82,24 @@ export function serverAccounts(server: ServerClient): AccountStore {
     revokeToken: async (id) => {
       await server.request("DELETE", `/api/tokens/${encodeURIComponent(id)}`);
     },
+    changeUser: ({ email, ...change }) =>
+      server.request("PATCH", `/api/users/${encodeURIComponent(email)}`, change),
+    removeUser: async (email) => {
+      await server.request("DELETE", `/api/users/${encodeURIComponent(email)}`);
+    },
+    changeOwnPassword: async (input) => {
+      await server.request("POST", "/api/account/password", input);
+    },
   };
+}
+
+/** A password from the environment variable named (never from the command line). */
+function readPassword(variable: string, whose: string): string {
+  const password = process.env[variable];
+  if (!password) {
+    throw new AccountError("invalid_request", `Put ${whose} in ${variable} (never on the command line).`);
+  }
+  return password;
 }
 
 /** Runs one account command; returns the text for stdout, or throws an AccountError or a usage Error. */
@@ -75,16 +111,33 @@ export async function manageAccounts(accounts: AccountStore, args: AccountArgume
   if (noun === "user" && verb === "add" && subject) {
     if (!isRole(args.role))
       throw new AccountError("invalid_request", `--role must be one of ${ROLES.join(", ")}.`);
-    const variable = args.passwordEnv ?? "PLAYGROUND_NEW_PASSWORD";
-    const password = process.env[variable];
-    if (!password) {
-      throw new AccountError(
-        "invalid_request",
-        `Put the new user's password in ${variable} (never on the command line).`,
-      );
-    }
+    const password = readPassword(args.passwordEnv ?? "PLAYGROUND_NEW_PASSWORD", "the new user's password");
     const name = args.name ?? subject.split("@")[0] ?? subject;
     return json(await accounts.addUser({ email: subject, name, password, role: args.role }));
+  }
+  if (noun === "user" && verb === "role" && subject) {
+    if (!isRole(args.role))
+      throw new AccountError("invalid_request", `--role must be one of ${ROLES.join(", ")}.`);
+    return json(await accounts.changeUser({ email: subject, role: args.role }));
+  }
+  if (noun === "user" && (verb === "deactivate" || verb === "activate") && subject) {
+    return json(await accounts.changeUser({ email: subject, isActive: verb === "activate" }));
+  }
+  if (noun === "user" && verb === "password" && subject) {
+    const password = readPassword(args.passwordEnv ?? "PLAYGROUND_NEW_PASSWORD", "the new password");
+    await accounts.changeUser({ email: subject, password });
+    return `set the password of ${subject}; their sessions ended\n`;
+  }
+  if (noun === "user" && verb === "remove" && subject) {
+    await accounts.removeUser(subject);
+    return `removed ${subject} with their sessions and tokens (the audit keeps their rows)\n`;
+  }
+  if (noun === "account" && verb === "password") {
+    await accounts.changeOwnPassword({
+      currentPassword: readPassword("PLAYGROUND_CURRENT_PASSWORD", "your current password"),
+      newPassword: readPassword(args.passwordEnv ?? "PLAYGROUND_NEW_PASSWORD", "your new password"),
+    });
+    return "changed your password; your sessions ended\n";
   }
   if (noun === "token" && verb === "list") return json(await accounts.listTokens());
   if (noun === "token" && verb === "create" && subject && args.name) {

@@ -81,7 +81,7 @@ async function main() {
   }
   const server = parsed.values.server ?? (process.env.PLAYGROUND_URL || undefined);
   if (server !== undefined && parsed.values.db !== undefined) fail("--server and --db: give one of them", 2);
-  if (command === "user" || command === "token") {
+  if (command === "user" || command === "token" || command === "account") {
     // Loaded only here: a headless run needs no sign-in code, and it is most of the start-up time.
     const [{ manageAccounts, openDatabaseAccounts, serverAccounts }, { AccountError }] = await Promise.all([
       import("./manage-accounts"),

@@ -16,7 +16,7 @@ export class ServerRequestError extends Error {
 export interface ServerClient {
   readonly url: string;
   /** Sends a JSON request; answers the parsed JSON body, or throws a {@link ServerRequestError}. */
-  request<T>(method: "GET" | "POST" | "DELETE", route: string, body?: unknown): Promise<T>;
+  request<T>(method: "GET" | "POST" | "PATCH" | "DELETE", route: string, body?: unknown): Promise<T>;
 }
 
 export function createServerClient(options: { url: string; token: string }): ServerClient {
@@ -40,7 +40,7 @@ export function createServerClient(options: { url: string; token: string }): Ser
   const url = base.origin;
   return {
     url,
-    async request<T>(method: "GET" | "POST" | "DELETE", route: string, body?: unknown): Promise<T> {
+    async request<T>(method: "GET" | "POST" | "PATCH" | "DELETE", route: string, body?: unknown): Promise<T> {
       let response: Response;
       try {
         response = await fetch(`${url}${route}`, {

@@ -73,3 +73,52 @@ describe("API tokens from the pages", () => {
     ).toMatchObject({ ok: true, data: { email: "new@test.example", role: "viewer" } });
   });
 });
+
+describe("account changes from the admin page", () => {
+  it("are for admins only, apply one change each, and are audited with the admin's e-mail", async () => {
+    const { viewer: target } = await createTestAccounts(["viewer"]);
+    actAs("approver");
+    expect(await actions.changeUserAction({ email: target.email, role: "operator" })).toMatchObject({
+      ok: false,
+      error: { code: "forbidden", status: 403 },
+    });
+    expect(await actions.removeUserAction({ email: target.email })).toMatchObject({
+      ok: false,
+      error: { code: "forbidden" },
+    });
+    actAs("admin");
+    expect(await actions.changeUserAction({ email: target.email, role: "operator" })).toMatchObject({
+      ok: true,
+      data: { role: "operator" },
+    });
+    expect(await actions.changeUserAction({ email: target.email, isActive: false })).toMatchObject({
+      ok: true,
+      data: { isActive: false },
+    });
+    expect(await actions.changeUserAction({ email: target.email, password: "short" })).toMatchObject({
+      ok: false,
+      error: { code: "invalid_request" },
+    });
+    expect(await actions.removeUserAction({ email: target.email })).toMatchObject({ ok: true });
+    const { listAccountEvents } = await import("@/lib/server/auth/account-changes");
+    const { getDatabase } = await import("@/db/client");
+    const events = (await listAccountEvents((await getDatabase()).db, { limit: 100 })).filter(
+      (event) => event.subjectEmail === target.email,
+    );
+    expect(events.map((event) => [event.kind, event.actorEmail])).toEqual([
+      ["user_removed", accounts.admin.email],
+      ["user_deactivated", accounts.admin.email],
+      ["role_changed", accounts.admin.email],
+    ]);
+  });
+
+  it("never lets a token change its owner's password: only a signed-in person", async () => {
+    actAs("viewer");
+    expect(
+      await actions.changeOwnPasswordAction({
+        currentPassword: "test-password-1",
+        newPassword: "new-password-1",
+      }),
+    ).toMatchObject({ ok: false, error: { code: "forbidden", message: expect.stringContaining("Sign in") } });
+  });
+});

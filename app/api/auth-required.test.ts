@@ -117,6 +117,13 @@ beforeAll(async () => {
       handler: (await import("./users/[email]/route")).DELETE as unknown as Handler,
       role: "admin",
     },
+    {
+      name: "POST /api/account/password",
+      method: "POST",
+      handler: (await import("./account/password/route")).POST,
+      role: "viewer",
+      body: { currentPassword: "not-the-password", newPassword: "new-password-1" },
+    },
     { name: "GET /api/tokens", method: "GET", handler: (await import("./tokens/route")).GET, role: "admin" },
     {
       name: "POST /api/tokens",

@@ -1,0 +1,16 @@
+import { getDatabase } from "@/db/client";
+import { changeOwnPasswordSchema } from "@/lib/http/account-schemas";
+import { handleRoute, readBody } from "@/lib/http/api-route";
+import { changeOwnPassword } from "@/lib/server/auth/account-changes";
+import { getAuth } from "@/lib/server/auth/auth";
+
+/**
+ * The caller's own password (`playground account password --server …`), given
+ * the current one: `{ currentPassword, newPassword }` → `{ changed: true }`.
+ * Every session of theirs ends (a token has none of its own to keep); audited.
+ */
+export const POST = handleRoute({ role: "viewer" }, async (request: Request, _context, identity) => {
+  const passwords = await readBody(request, changeOwnPasswordSchema);
+  await changeOwnPassword(await getAuth(), (await getDatabase()).db, identity, passwords);
+  return Response.json({ changed: true });
+});
