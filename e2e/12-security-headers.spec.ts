@@ -62,7 +62,7 @@ test("every page is served with security headers and works under its Content-Sec
     ["/inbox", "Inbox"],
     ["/runs", "Runs"],
     ["/audit", "Audit"],
-    ["/account", "Your API tokens"],
+    ["/account", "Your account"],
     ["/admin", "Users"],
     [`/?from=${runId}`, "Playground"],
     [`/compare?runs=${runId},${runId}`, null],

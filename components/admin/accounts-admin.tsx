@@ -8,9 +8,23 @@ import type { TokenSummary, UserSummary } from "@/lib/server/auth/accounts";
 import type { Role } from "@/lib/server/auth/roles";
 import { FormMessage, type FormMessageValue } from "../ui/form-message";
 import { RoleSelect, TokensPanel } from "./tokens-panel";
+import { UserActions } from "./user-actions";
 
-/** Users and tokens: add a person with a role; every token (create, shown once; revoke). */
-export function AccountsAdmin({ users, tokens }: { users: UserSummary[]; tokens: TokenSummary[] }) {
+/**
+ * Users and tokens: add a person with a role; change a role, deactivate,
+ * reset a password or remove; every token (create, shown once; revoke). One
+ * message at a time: what the last change came to, never a refusal left over
+ * from an earlier one.
+ */
+export function AccountsAdmin({
+  users,
+  tokens,
+  ownEmail,
+}: {
+  users: UserSummary[];
+  tokens: TokenSummary[];
+  ownEmail: string;
+}) {
   const router = useRouter();
   const [message, setMessage] = useState<FormMessageValue | null>(null);
 
@@ -32,15 +46,19 @@ export function AccountsAdmin({ users, tokens }: { users: UserSummary[]; tokens:
   return (
     <div className="admin-page">
       <h1>Users and tokens</h1>
-      <FormMessage message={message} />
       <section className="panel" aria-labelledby="users-heading">
         <h2 id="users-heading">Users</h2>
+        <FormMessage message={message} />
         <table aria-label="Users">
           <thead>
             <tr>
               <th scope="col">Name</th>
               <th scope="col">Email</th>
               <th scope="col">Role</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -49,6 +67,14 @@ export function AccountsAdmin({ users, tokens }: { users: UserSummary[]; tokens:
                 <td>{user.name}</td>
                 <td>{user.email}</td>
                 <td>{user.role}</td>
+                <td>{user.isActive ? "active" : "deactivated"}</td>
+                <td>
+                  <UserActions
+                    user={user}
+                    isSelf={user.email.toLowerCase() === ownEmail.toLowerCase()}
+                    onMessage={setMessage}
+                  />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -86,7 +112,8 @@ export function AccountsAdmin({ users, tokens }: { users: UserSummary[]; tokens:
           <button type="submit">Add user</button>
         </form>
       </section>
-      <TokensPanel tokens={tokens} />
+      {/* A token made or revoked is the latest news: an earlier message about users no longer applies. */}
+      <TokensPanel tokens={tokens} onChange={() => setMessage(null)} />
     </div>
   );
 }

@@ -12,9 +12,19 @@ import { Timestamp } from "../ui/timestamp";
  * API tokens: the list (never the secrets), "Create token" (the token is shown
  * once) and "Revoke". With `ownEmail`, the person's own tokens only.
  */
-export function TokensPanel({ tokens, ownEmail }: { tokens: TokenSummary[]; ownEmail?: string }) {
+export function TokensPanel({
+  tokens,
+  ownEmail,
+  onChange,
+}: {
+  tokens: TokenSummary[];
+  ownEmail?: string;
+  /** Called when a token is made or revoked (the page clears its other messages). */
+  onChange?: () => void;
+}) {
   const router = useRouter();
   const [newToken, setNewToken] = useState<string | null>(null);
+  const [isCopied, setIsCopied] = useState(false);
   const [message, setMessage] = useState<FormMessageValue | null>(null);
   const field = (form: FormData, name: string) => String(form.get(name) ?? "");
   return (
@@ -27,7 +37,16 @@ export function TokensPanel({ tokens, ownEmail }: { tokens: TokenSummary[]; ownE
       <FormMessage message={message} />
       {newToken && (
         <p className="notice" role="status">
-          Copy this token now; it is not shown again: <code className="new-token">{newToken}</code>
+          Copy this token now; it is not shown again: <code className="new-token">{newToken}</code>{" "}
+          <button
+            type="button"
+            onClick={async () => {
+              await navigator.clipboard.writeText(newToken);
+              setIsCopied(true);
+            }}
+          >
+            {isCopied ? "Copied" : "Copy token"}
+          </button>
         </p>
       )}
       <table aria-label="API tokens">
@@ -61,6 +80,7 @@ export function TokensPanel({ tokens, ownEmail }: { tokens: TokenSummary[]; ownE
                   className="danger"
                   onClick={async () => {
                     const result = await revokeTokenAction({ id: token.id });
+                    if (result.ok) onChange?.();
                     setMessage(
                       result.ok
                         ? { kind: "ok", text: `Revoked ${token.name}.` }
@@ -89,8 +109,10 @@ export function TokensPanel({ tokens, ownEmail }: { tokens: TokenSummary[]; ownE
             role: field(form, "role") as Role,
           });
           setNewToken(result.ok ? result.data.token : null);
+          setIsCopied(false);
           setMessage(result.ok ? null : { kind: "error", text: result.error.message });
           if (result.ok) {
+            onChange?.();
             formElement.reset();
             router.refresh();
           }

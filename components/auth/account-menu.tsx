@@ -9,7 +9,7 @@ export function AccountMenu({ identity }: { identity: Identity }) {
       {identity.role === "admin" ? (
         <Link href="/admin">Users and tokens</Link>
       ) : (
-        <Link href="/account">Your tokens</Link>
+        <Link href="/account">Your account</Link>
       )}
       <span className="account-name">
         <span className="account-name-text">{identity.name}</span>{" "}

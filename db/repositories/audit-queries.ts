@@ -1,6 +1,6 @@
 import { and, desc, eq, ilike, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { approvals, runs, user } from "../schema";
+import { accountEvents, approvals, runs, user } from "../schema";
 import { NAME_HEAD_LENGTH } from "./run-queries";
 import { containing, idStartsWith } from "./text-match";
 
@@ -17,6 +17,14 @@ export interface AuditFilter {
   /** Part of the run's name, or the start of its id. */
   run?: string;
 }
+
+/**
+ * The decider's e-mail: their account's, or, once they were removed, the one
+ * the accounts audit recorded at removal, so history still says who it was.
+ */
+const actorEmail = sql<
+  string | null
+>`coalesce(${user.email}, (select ${accountEvents.subjectEmail} from ${accountEvents} where ${accountEvents.subjectId} = ${approvals.actorId} and ${accountEvents.kind} = 'user_removed' order by ${accountEvents.id} desc limit 1))`;
 
 /**
  * Audit rows newest first (by the append-only table's own id), before the row
@@ -37,7 +45,7 @@ export async function listAuditRows(db: Db, page: { limit: number; before?: numb
       // their email, which they cannot choose to resemble someone else's: the audit shows both.
       actor: sql<string>`left(${approvals.actor}, ${sql.raw(String(NAME_HEAD_LENGTH))})`,
       actorId: approvals.actorId,
-      actorEmail: user.email,
+      actorEmail,
       batchIndex: approvals.batchIndex,
       toolName: approvals.toolName,
       turnDigest: approvals.turnDigest,
@@ -74,7 +82,7 @@ function auditRowsMatching(filter: AuditFilter): SQL | undefined {
   return and(
     filter.outcome ? outcome[filter.outcome] : undefined,
     filter.actor
-      ? or(ilike(approvals.actor, containing(filter.actor)), ilike(user.email, containing(filter.actor)))
+      ? or(ilike(approvals.actor, containing(filter.actor)), ilike(actorEmail, containing(filter.actor)))
       : undefined,
     filter.tool ? eq(approvals.toolName, filter.tool) : undefined,
     filter.run

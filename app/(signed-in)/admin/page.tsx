@@ -8,7 +8,9 @@ export const metadata: Metadata = { title: "Users and tokens · Tool Playground"
 
 /** Admins only: who can sign in, with which role, and the API tokens that act for them. */
 export default async function AdminPage() {
-  await requirePageIdentity("admin");
+  const identity = await requirePageIdentity("admin");
   const { db } = await getDatabase();
-  return <AccountsAdmin users={await listUsers(db)} tokens={await listTokens(db)} />;
+  return (
+    <AccountsAdmin users={await listUsers(db)} tokens={await listTokens(db)} ownEmail={identity.email} />
+  );
 }

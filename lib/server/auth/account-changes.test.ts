@@ -227,3 +227,29 @@ describe(`account changes (${testDriverName})`, () => {
     expect(await handle.db.select().from(user).limit(1)).toHaveLength(1);
   });
 });
+
+describe(`the approvals audit after a removal (${testDriverName})`, () => {
+  it("still names a removed decider by the e-mail they had", async () => {
+    const { listAuditRows } = await import("@/db/repositories/audit-queries");
+    const { approvals, runs } = await import("@/db/schema");
+    const someone = await person("approver");
+    const runId = "00000000-0000-4000-8000-00000000a0d1";
+    await handle.db.insert(runs).values({
+      id: runId,
+      name: "audited run",
+      status: "COMPLETED",
+      scenario: {},
+      limits: {},
+    } as typeof runs.$inferInsert);
+    await handle.db.insert(approvals).values({
+      runId,
+      turnDigest: "digest",
+      approve: true,
+      actor: "Someone",
+      actorId: someone.id,
+    });
+    await removeUser(auth, handle.db, null, { email: someone.email });
+    const rows = await listAuditRows(handle.db, { limit: 10, filter: { actor: someone.email } });
+    expect(rows).toEqual([expect.objectContaining({ actorId: someone.id, actorEmail: someone.email })]);
+  });
+});
