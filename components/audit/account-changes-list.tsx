@@ -1,5 +1,5 @@
 import type { AccountEvent } from "@/lib/server/auth/account-changes";
-import { UtcTime } from "../ui/utc-time";
+import { Timestamp } from "../ui/timestamp";
 
 const WHAT: Record<AccountEvent["kind"], string> = {
   user_added: "added",
@@ -32,7 +32,7 @@ export function AccountChangesList({ events }: { events: AccountEvent[] }) {
             {events.map((event) => (
               <tr key={event.id}>
                 <td>
-                  <UtcTime at={event.at} />
+                  <Timestamp at={event.at} />
                 </td>
                 <td>{event.actorEmail ?? "the CLI, on the database"}</td>
                 <td>{event.subjectEmail}</td>
