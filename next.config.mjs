@@ -43,6 +43,9 @@ const nextConfig = {
     // Above the app's own 2 MiB body limit (lib/http/request-limits.ts), which answers first with
     // the error body; this is only the backstop against a body too large to read at all.
     serverActions: { bodySizeLimit: "5mb" },
+    // `forbidden()`: a page above the visitor's role answers 403 with app/forbidden.tsx
+    // ("admins only"), not a bare not-found page (lib/http/require-page-identity.ts).
+    authInterrupts: true,
   },
   async headers() {
     return [

@@ -1,7 +1,7 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
 
 // An admin manages people on /admin (role, deactivate, reset, remove), each change shows on /audit;
-// a person changes their own password on /account.
+// a person changes their own password on /account; a non-admin on /admin is told it is for admins.
 
 async function addUser(page: Page, user: { name: string; email: string; role: string; password: string }) {
   await page.goto("/admin");
@@ -51,6 +51,10 @@ test("an admin changes a role, deactivates, resets a password and removes; each 
   const signedIn = await signIn(browser, baseURL, kim);
   try {
     await expect(signedIn.page.getByRole("heading", { name: "Playground" })).toBeVisible();
+    // A non-admin opening /admin is told why, with a 403.
+    const response = await signedIn.page.goto("/admin");
+    expect(response?.status()).toBe(403);
+    await expect(signedIn.page.getByRole("heading", { name: "Admins only" })).toBeVisible();
 
     // Deactivated: the open session ends at once.
     await row.getByRole("button", { name: `Deactivate ${kim.email}` }).click();

@@ -1,6 +1,6 @@
 import "server-only";
 import { headers } from "next/headers";
-import { notFound, redirect } from "next/navigation";
+import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
 import { getDatabase } from "@/db/client";
 import { countUsers } from "@/lib/server/auth/accounts";
@@ -18,7 +18,7 @@ const readRequestIdentity = cache(async (): Promise<Identity | null> => lookUpId
  * The first line of every signed-in page (and its layout), before it reads
  * anything: without an identity the request is redirected (to `/setup` on a
  * fresh database, else `/sign-in`), and an identity holding less than `role`
- * gets the not-found page. A layout's check alone is not enough: Next renders
+ * gets 403 with the page that says so (app/forbidden.tsx), and nothing else. A layout's check alone is not enough: Next renders
  * a page beside its layout, so a page that reads before checking sends what
  * it read along with the layout's redirect (docs/security.md).
  */
@@ -27,6 +27,6 @@ export async function requirePageIdentity(role: Role = "viewer"): Promise<Identi
   if (!identity) {
     redirect((await countUsers((await getDatabase()).db)) === 0 ? "/setup" : "/sign-in");
   }
-  if (!hasRole(identity.role, role)) notFound();
+  if (!hasRole(identity.role, role)) forbidden();
   return identity;
 }
