@@ -1,4 +1,5 @@
-import { type Browser, expect, type Page, test } from "@playwright/test";
+import { type Browser, expect, test } from "@playwright/test";
+import { addUser } from "./pages/admin-page";
 import { loadScenario } from "./pages/api";
 import { RunPage } from "./pages/run-page";
 import { allowFor } from "./support/budget";
@@ -25,18 +26,6 @@ test("a fresh database asks for its first administrator once, then signs them in
     await server.stop();
   }
 });
-
-/** Adds a person with a role through the admin page (the suite signs in as its administrator). */
-async function addUser(page: Page, user: { name: string; email: string; role: string; password: string }) {
-  await page.goto("/admin");
-  const form = page.getByRole("form", { name: "Add a user" });
-  await form.getByRole("textbox", { name: "Name" }).fill(user.name);
-  await form.getByRole("textbox", { name: "Email" }).fill(user.email);
-  await form.getByRole("combobox", { name: "Role" }).selectOption(user.role);
-  await form.getByLabel("Password").fill(user.password);
-  await form.getByRole("button", { name: "Add user" }).click();
-  await expect(page.getByRole("table", { name: "Users" })).toContainText(user.email);
-}
 
 /** A browser of its own, signed in as this person through the sign-in page. */
 async function signedIn(browser: Browser, baseURL: string, user: { email: string; password: string }) {

@@ -1,18 +1,8 @@
-import { type Browser, expect, type Page, test } from "@playwright/test";
+import { type Browser, expect, test } from "@playwright/test";
+import { addUser } from "./pages/admin-page";
 
 // An admin manages people on /admin (role, deactivate, reset, remove), each change shows on /audit;
 // a person changes their own password on /account; a non-admin on /admin is told it is for admins.
-
-async function addUser(page: Page, user: { name: string; email: string; role: string; password: string }) {
-  await page.goto("/admin");
-  const form = page.getByRole("form", { name: "Add a user" });
-  await form.getByRole("textbox", { name: "Name" }).fill(user.name);
-  await form.getByRole("textbox", { name: "Email" }).fill(user.email);
-  await form.getByRole("combobox", { name: "Role" }).selectOption(user.role);
-  await form.getByLabel("Password").fill(user.password);
-  await form.getByRole("button", { name: "Add user" }).click();
-  await expect(page.getByRole("table", { name: "Users" })).toContainText(user.email);
-}
 
 async function signIn(browser: Browser, baseURL: string, user: { email: string; password: string }) {
   const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
