@@ -66,7 +66,7 @@ test("the audit lists who decided what, filters, and downloads as CSV", async ({
   await decideOverApi(request, runId, { approve: false, reason: "wrong file" });
 
   await page.goto(`/audit?run=${encodeURIComponent(tag)}`);
-  const row = page.getByRole("table").getByRole("row").nth(1);
+  const row = page.getByRole("table", { name: "Audit rows, newest first" }).getByRole("row").nth(1);
   await expect(row).toContainText(tag);
   await expect(row).toContainText("Denied");
   await expect(row).toContainText("wrong file");

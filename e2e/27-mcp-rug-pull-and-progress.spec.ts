@@ -54,7 +54,10 @@ test("an approval given for one definition of a tool is voided when the server c
   if (folder) await screenshotOf(page, { path: `${folder}/mcp-rug-pull.png` });
 
   await page.goto(`/audit?outcome=voided&run=${runId.slice(0, 8)}`);
-  const rows = page.getByRole("table").getByRole("row").filter({ hasText: "notes__write_note" });
+  const rows = page
+    .getByRole("table", { name: "Audit rows, newest first" })
+    .getByRole("row")
+    .filter({ hasText: "notes__write_note" });
   await expect(rows).toHaveCount(1);
   await expect(rows).toContainText("Voided (the tool changed; not sent)");
 });
