@@ -11,7 +11,11 @@ const WHAT: Record<AccountEvent["kind"], string> = {
   password_changed: "changed their own password",
 };
 
-/** The latest account changes (admins): who changed whose account, and how; never a password. */
+/**
+ * The latest account changes (admins): who changed whose account, and how; never a password. On a
+ * phone each row stacks into labelled lines, as the audit's rows do (a table scrolling sideways there
+ * cannot be reached by keyboard).
+ */
 export function AccountChangesList({ events }: { events: AccountEvent[] }) {
   return (
     <section className="panel" aria-labelledby="account-changes-heading">
@@ -19,7 +23,7 @@ export function AccountChangesList({ events }: { events: AccountEvent[] }) {
       {events.length === 0 ? (
         <p className="muted">No account has changed yet.</p>
       ) : (
-        <table aria-label="Account changes">
+        <table aria-label="Account changes" className="list-table stack-on-phone">
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -31,12 +35,12 @@ export function AccountChangesList({ events }: { events: AccountEvent[] }) {
           <tbody>
             {events.map((event) => (
               <tr key={event.id}>
-                <td>
+                <td data-label="When">
                   <Timestamp at={event.at} />
                 </td>
-                <td>{event.actorEmail ?? "the CLI, on the database"}</td>
-                <td>{event.subjectEmail}</td>
-                <td>
+                <td data-label="Who">{event.actorEmail ?? "the CLI, on the database"}</td>
+                <td data-label="Whose account">{event.subjectEmail}</td>
+                <td data-label="What">
                   {WHAT[event.kind]}
                   {event.detail ? ` (${event.detail})` : ""}
                 </td>
