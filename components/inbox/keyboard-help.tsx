@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef } from "react";
+import { useModalDialog } from "../ui/use-modal-dialog";
 
 const KEYS: Array<[string, string]> = [
   ["j", "Move to the next waiting run"],
@@ -14,13 +14,7 @@ const KEYS: Array<[string, string]> = [
 
 /** The inbox's keys, in a modal dialog (`?` opens it; Escape or Close shuts it and focus goes back). */
 export function KeyboardHelp({ isOpen, onClose }: { isOpen: boolean; onClose(): void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (isOpen && !element.open) element.showModal();
-    if (!isOpen && element.open) element.close();
-  }, [isOpen]);
+  const dialog = useModalDialog(isOpen);
   return (
     <dialog
       ref={dialog}

@@ -1,6 +1,7 @@
 "use client";
 
-import { type ReactNode, useEffect, useId, useRef } from "react";
+import { type ReactNode, useId } from "react";
+import { useModalDialog } from "./use-modal-dialog";
 
 /**
  * A question that needs an answer before something that cannot be undone: a
@@ -27,15 +28,9 @@ export function ConfirmDialog({
   onConfirm(): void;
   onClose(): void;
 }) {
-  const dialog = useRef<HTMLDialogElement>(null);
+  const dialog = useModalDialog(isOpen);
   const titleId = useId();
   const bodyId = useId();
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (isOpen && !element.open) element.showModal();
-    if (!isOpen && element.open) element.close();
-  }, [isOpen]);
   return (
     <dialog
       ref={dialog}
