@@ -39,6 +39,14 @@ export async function proxy(request: NextRequest) {
 const PUBLIC_PAGES = new Set(["/sign-in", "/setup"]);
 
 /**
+ * Decision links answer a stranger themselves (lib/http/decision-link-route.ts): with the same
+ * redirect to sign-in by default, or, where the operator lets the link alone decide, its confirm page
+ * (docs/notifications.md#the-link-alone). They render no app page and read no run before the link
+ * is checked.
+ */
+const DECISION_LINKS = "/decision-links/";
+
+/**
  * A browser's page load (a document asked for as HTML) with no session cookie and no API token, of
  * a page that needs a person. Not the client router's fetches and prefetches: Next hides their RSC
  * headers from the proxy, and a redirect here would be cached as the page itself (after signing
@@ -47,6 +55,7 @@ const PUBLIC_PAGES = new Set(["/sign-in", "/setup"]);
 function isStrangersPageLoad(request: NextRequest): boolean {
   if (request.method !== "GET" && request.method !== "HEAD") return false;
   if (PUBLIC_PAGES.has(request.nextUrl.pathname)) return false;
+  if (request.nextUrl.pathname.startsWith(DECISION_LINKS)) return false;
   if (!(request.headers.get("accept") ?? "").includes("text/html")) return false;
   const destination = request.headers.get("sec-fetch-dest");
   if (destination !== null && destination !== "document") return false;

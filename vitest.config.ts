@@ -17,6 +17,8 @@ export default defineConfig({
       "bin/**/*.test.ts",
       "app/**/*.test.ts",
       "components/**/*.test.ts",
+      "docs/**/*.test.ts",
+      "bench/**/*.test.ts",
     ],
     environment: "node",
     // The server's JSON log lines stay out of test output unless they are warnings (a test that reads logs captures its own).

@@ -5,6 +5,32 @@ import path from "node:path";
 
 const [logDir, checksFile] = process.argv.slice(2);
 let passed = 0;
+
+// The summary names each failure: a count alone leaves the next person to dig through the log.
+function failedPlaywrightTests(report) {
+  const names = [];
+  const visit = (suite, file) => {
+    for (const spec of suite.specs ?? []) {
+      const failedRun = spec.tests.some((test) => test.status === "unexpected");
+      if (failedRun) names.push(`${spec.file ?? file} › ${spec.title}`);
+    }
+    for (const child of suite.suites ?? []) visit(child, suite.file ?? file);
+  };
+  for (const suite of report.suites ?? []) visit(suite, suite.file);
+  return names;
+}
+
+function failedVitestTests(report) {
+  return (report.testResults ?? []).flatMap((file) => {
+    const name = path.relative(process.cwd(), file.name);
+    const tests = (file.assertionResults ?? []).filter((test) => test.status === "failed");
+    // A file that failed outside its tests (a hook, an import) has no failed test to name.
+    if (tests.length === 0 && file.status === "failed") {
+      return [`${name} › ${String(file.message ?? "").split("\n")[0]}`];
+    }
+    return tests.map((test) => `${name} › ${test.fullName}`);
+  });
+}
 let failed = 0;
 
 for (const file of readdirSync(logDir)
@@ -18,10 +44,12 @@ for (const file of readdirSync(logDir)
     console.log(
       `${file}: ${report.stats.expected + report.stats.flaky} passed, ${report.stats.unexpected} failed`,
     );
+    for (const name of failedPlaywrightTests(report)) console.log(`  failed: ${name}`);
   } else {
     passed += report.numPassedTests;
     failed += report.numFailedTests;
     console.log(`${file}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`);
+    for (const name of failedVitestTests(report)) console.log(`  failed: ${name}`);
   }
 }
 

@@ -5,6 +5,7 @@ import type { ReactNode } from "react";
 import { AccountMenu } from "@/components/auth/account-menu";
 import { Providers } from "@/components/providers";
 import { readIdentity } from "@/lib/server/auth/identity";
+import { hasRole } from "@/lib/wire/roles";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -29,6 +30,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                   <Link href="/inbox">Inbox</Link>
                   <Link href="/runs">Runs</Link>
                   <Link href="/audit">Audit</Link>
+                  <Link href="/grants">Grants</Link>
+                  {hasRole(identity.role, "operator") && <Link href="/insights">Insights</Link>}
+                  {hasRole(identity.role, "admin") && <Link href="/policies">Policy</Link>}
                 </nav>
                 <AccountMenu identity={identity} />
               </>

@@ -93,8 +93,8 @@ describe("docs/security.md", () => {
       const start = source.indexOf(`export async function ${action.name}`);
       const next = source.indexOf("\nexport ", start + 1);
       const body = source.slice(start, next < 0 ? undefined : next);
-      // Outside runAction an action takes no role: it must be one a stranger may call.
-      const asked = /runAction\(/.test(body) ? roleAskedIn(body) : "stranger";
+      // Outside serverAction an action takes no role: it must be one a stranger may call.
+      const asked = /serverAction\(/.test(body) ? roleAskedIn(body) : "stranger";
       expect(sections.actions.get(action.name), action.name).toBe(asked);
     }
   });

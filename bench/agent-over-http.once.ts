@@ -1,6 +1,8 @@
 // Runs only the agent-over-HTTP figure (DATABASE_URL = a Postgres database): for a quick look.
+
+import { createRunService } from "@/lib/server/runs/run-service";
+import { processMcp } from "@/lib/server/server-context";
 import { openDatabase } from "../db/client";
-import { createRunService } from "../lib/server/run-service";
 import { agentCallsOverHttp } from "./agent-over-http";
 import { summarize } from "./table";
 
@@ -9,6 +11,7 @@ const handle = await openDatabase(
 );
 const service = createRunService(handle, {
   modelEndpoints: { endpoints: new Map(), problem: null },
+  mcp: processMcp(),
   execution: { leaseMs: 30_000, instanceId: "bench" },
   log: () => {},
 });

@@ -3,8 +3,8 @@
 // over HTTP on loopback, one request per report, long polls between waves.
 // Auth is left out: it is the same per request on every route.
 import { createServer } from "node:http";
+import type { RunService } from "@/lib/server/runs/run-service";
 import type { AgentIdentity } from "../lib/runtime";
-import type { RunService } from "../lib/server/run-service";
 
 const AGENT: AgentIdentity = { tokenId: "bench", tokenName: "bench", ownerId: "bench", ownerName: "bench" };
 

@@ -6,16 +6,25 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
+import { createRunService, type RunService } from "@/lib/server/runs/run-service";
+import { processMcp } from "@/lib/server/server-context";
 import { openDatabase } from "../db/client";
-
 import { buildScenario } from "../lib/runtime/testing/scenario-harness";
-import { createRunService, type RunService } from "../lib/server/run-service";
 import { agentCallsOverHttp } from "./agent-over-http";
+import {
+  decisionsOverHttp,
+  type Edge,
+  getOverHttp,
+  openEdge,
+  uncachedTokenVerification,
+} from "./edge-over-http";
 import { openLangGraphPeer } from "./langgraph-peer";
-import { LOOKUP_TOOL, SHAPES, scenarioOf, toolCallsOf } from "./shapes";
+import { GATED, SHAPES, scenarioOf, toolCallsOf } from "./shapes";
 import { printTable, type Row, summarize } from "./table";
 
 const REPETITIONS = Number(process.env.BENCH_REPETITIONS ?? 5);
+/** Decisions timed over HTTP per identity (100: the p99 is the second slowest). */
+const HTTP_DECISIONS = Number(process.env.BENCH_HTTP_DECISIONS ?? 100);
 
 async function main() {
   const serverUrl = process.env.DATABASE_URL;
@@ -34,11 +43,13 @@ async function main() {
   const handle = await openDatabase({ url: url.toString(), onQuery: () => (statements += 1) });
   const service = createRunService(handle, {
     modelEndpoints: { endpoints: new Map(), problem: null },
+    mcp: processMcp(),
     execution: { leaseMs: 30_000, instanceId: "bench" },
     log: () => {},
   });
   const peer = await openLangGraphPeer(url.toString());
   const rows: Row[] = [];
+  let edge: Edge | null = null;
   try {
     const insertAnchor = await anchorInsert(handle.db);
     const claimAnchor = await anchorClaim(service, handle.db);
@@ -94,16 +105,68 @@ async function main() {
       anchor: { name: "× bare claim", value: summarize(claimAnchor).median },
       target: { maxP99: 10 },
     });
+
+    // The same over HTTP, with an API token and with a signed-in session (bench/edge-over-http.ts).
+    edge = await openEdge(url.toString());
+    const health = await getOverHttp(edge, "/api/health", {});
+    const healthMedian = summarize(health).median;
+    const uncached = await uncachedTokenVerification(url.toString(), edge.token);
+    rows.push(
+      { figure: "HTTP: GET /api/health, no identity (ms)", samples: health },
+      {
+        figure: "HTTP: GET /api/inbox (few waiting), API token (ms)",
+        samples: await getOverHttp(edge, "/api/inbox?limit=1", edge.token),
+        anchor: { name: "× health", value: healthMedian },
+      },
+      {
+        figure: "HTTP: GET /api/inbox (few waiting), session (ms)",
+        samples: await getOverHttp(edge, "/api/inbox?limit=1", edge.session),
+        anchor: { name: "× health", value: healthMedian },
+      },
+      {
+        figure: "a token verified without the cache (ms)",
+        samples: uncached.samples,
+        anchor: { name: "× bare claim", value: summarize(claimAnchor).median },
+      },
+      { figure: "same: statements per request", samples: [uncached.statementsPerRequest] },
+      { figure: "same: writes per request", samples: [uncached.writesPerRequest] },
+    );
+    const decisionMedian = summarize(decisions).median;
+    for (const [how, headers] of [
+      ["API token", edge.token],
+      ["session", edge.session],
+    ] as const) {
+      const waiting = await waitingRuns(edge.service, HTTP_DECISIONS + 5);
+      settleGarbage();
+      rows.push({
+        figure: `HTTP, ${how}: decision → call_started on the run's stream (ms)`,
+        samples: await decisionsOverHttp(edge, waiting, headers),
+        anchor: { name: "× in-process", value: decisionMedian },
+        target: { maxP99: 10 },
+      });
+    }
+
     rows.push({
       figure: "64 concurrent decisions: a loser's 409 (ms)",
       samples: await raceLosers(service),
       target: { maxP99: 50 },
     });
-    rows.push({
-      figure: "inbox of 10,000 waiting runs (ms)",
-      samples: await inboxLatency(service, handle.db),
-      target: { maxP99: 20 },
-    });
+    const inbox = await inboxLatency(service, handle.db);
+    rows.push({ figure: "inbox of 10,000 waiting runs (ms)", samples: inbox, target: { maxP99: 20 } });
+    if (edge) {
+      for (const [how, headers] of [
+        ["API token", edge.token],
+        ["session", edge.session],
+      ] as const) {
+        settleGarbage();
+        rows.push({
+          figure: `HTTP, ${how}: inbox first page at 10,000 waiting (ms)`,
+          samples: await getOverHttp(edge, "/api/inbox", headers, 100),
+          anchor: { name: "× in-process", value: summarize(inbox).median },
+          target: { maxP99: 20 },
+        });
+      }
+    }
     rows.push({
       figure: "CLI run on the embedded database (ms)",
       samples: cliRuns(),
@@ -123,6 +186,7 @@ async function main() {
       },
     );
   } finally {
+    await edge?.close();
     await peer.close();
     await handle.close();
     await admin.unsafe(`drop database if exists "${name}" with (force)`);
@@ -163,32 +227,22 @@ async function anchorInsert(db: Db): Promise<number[]> {
   return samples;
 }
 
-const GATED = {
-  name: "bench: one gated write",
-  tools: [
-    {
-      ...LOOKUP_TOOL,
-      name: "deploy",
-      resourceClass: "write" as const,
-      effect: "NON_IDEMPOTENT_WRITE" as const,
-      approval: "always" as const,
-    },
-  ],
-  model: {
-    kind: "scripted" as const,
-    turns: [
-      { calls: [{ name: "deploy", arguments: {} }] },
-      { calls: [{ name: "finish", arguments: { summary: "done" } }] },
-    ],
-  },
-};
-
 async function waitingRun(service: RunService): Promise<{ runId: string; turnDigest: string }> {
   const { runId, settled } = await service.startRun(buildScenario(GATED));
   if ((await settled) !== "WAITING_FOR_APPROVAL") throw new Error("the gated run did not wait");
   const view = await service.loadView(runId);
   if (!view?.pending) throw new Error("no pending turn");
   return { runId, turnDigest: view.pending.turnDigest };
+}
+
+/** `count` gated runs waiting, with the seq they wait at. */
+async function waitingRuns(service: RunService, count: number) {
+  const waiting: Array<{ runId: string; turnDigest: string; waitingAt: number }> = [];
+  for (let index = 0; index < count; index += 1) {
+    const run = await waitingRun(service);
+    waiting.push({ ...run, waitingAt: (await service.readEvents(run.runId, 0)).at(-1)?.seq ?? 0 });
+  }
+  return waiting;
 }
 
 async function anchorClaim(service: RunService, db: Db): Promise<number[]> {
@@ -291,13 +345,14 @@ async function sseFanOut(
   writer: RunService,
   url: string,
 ): Promise<{ latencies: number[]; statementsPerEvent: number }> {
-  const { pipeRunEvents } = await import("../lib/server/run-event-stream");
+  const { pipeRunEvents } = await import("@/lib/server/streams/client-event-stream");
   const instances = await Promise.all(
     [0, 1].map(async () => {
       const counter = { statements: 0 };
       const handle = await openDatabase({ url, onQuery: () => (counter.statements += 1) });
       const service = createRunService(handle, {
         modelEndpoints: { endpoints: new Map(), problem: null },
+        mcp: processMcp(),
         execution: { leaseMs: 30_000, instanceId: "follower" },
         log: () => {},
       });

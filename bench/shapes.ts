@@ -50,3 +50,24 @@ export function scenarioOf(shape: Shape) {
     },
   };
 }
+
+/** One gated write, then finish: the run waits at its barrier for a decision. */
+export const GATED = {
+  name: "bench: one gated write",
+  tools: [
+    {
+      ...LOOKUP_TOOL,
+      name: "deploy",
+      resourceClass: "write" as const,
+      effect: "NON_IDEMPOTENT_WRITE" as const,
+      approval: "always" as const,
+    },
+  ],
+  model: {
+    kind: "scripted" as const,
+    turns: [
+      { calls: [{ name: "deploy", arguments: {} }] },
+      { calls: [{ name: "finish", arguments: { summary: "done" } }] },
+    ],
+  },
+};

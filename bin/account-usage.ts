@@ -1,4 +1,4 @@
-import { ROLES } from "../lib/server/auth/roles";
+import { ROLES } from "../lib/wire/roles";
 
 /** The account commands, for usage messages (kept apart so the `run` command loads no auth code). */
 export const ACCOUNT_USAGE = `  user add <email> --role <${ROLES.join("|")}> [--name NAME] [--password-env VAR]

@@ -15,7 +15,7 @@ import {
   type UserSummary,
 } from "../lib/server/auth/accounts";
 import { createAuth, readSecret } from "../lib/server/auth/auth";
-import { isRole, ROLES, type Role } from "../lib/server/auth/roles";
+import { isRole, ROLES, type Role } from "../lib/wire/roles";
 import { ACCOUNT_USAGE } from "./account-usage";
 import type { ServerClient } from "./server-client";
 

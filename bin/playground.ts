@@ -1,5 +1,5 @@
 // `npm run -s playground -- run <scenario.json> [--db DIR]`: runs a scenario
-// headless and prints its run report (SPEC §8) as JSON on stdout, and nothing
+// headless and prints its run report (docs/run-report.md) as JSON on stdout, and nothing
 // else there; progress and errors go to stderr. `user …` and `token …`
 // manage who can sign in and the API tokens (bin/manage-accounts.ts).
 //
@@ -11,6 +11,8 @@
 // one process at a time (db/folder-lock.ts), and while the app runs, it is the app's.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { checkScenarioModel } from "@/lib/server/config/model-endpoints";
+import { createModelForScenario } from "@/lib/server/models/create-model-for-scenario";
 import { FolderInUseError } from "../db/folder-in-use-error";
 import {
   comparePolicies,
@@ -20,21 +22,31 @@ import {
   runScenarioHeadless,
 } from "../lib/runtime";
 import { createMemoryRunHost } from "../lib/runtime/testing/memory-run-host";
-import { createModelForScenario } from "../lib/server/create-model-for-scenario";
-import { getModelEndpoints } from "../lib/server/get-model-endpoints";
-import { getMcpConnections, getMcpServers } from "../lib/server/mcp/get-mcp-servers";
 import { checkScenarioMcpServers } from "../lib/server/mcp/mcp-servers";
 import { createMcpToolPreparer } from "../lib/server/mcp/mcp-tool-definitions";
-import { checkScenarioModel } from "../lib/server/model-endpoints";
 import { ACCOUNT_USAGE } from "./account-usage";
+import {
+  cliMcpConnections,
+  cliMcpServers,
+  cliModelEndpoints,
+  cliModelsAndMcp,
+  closeCliMcpConnections,
+} from "./models-and-mcp";
+import { POLICY_USAGE, type PolicyBackend, PolicyUsageError, runPolicyCommand } from "./policy-command";
 import { createServerClient, type ServerClient, ServerRequestError } from "./server-client";
 
 const USAGE = `usage: npm run -s playground -- <command>
   run <scenario.json> [--db DIR]
   export <runId> [--db DIR]   a stored run as a scenario that replays it (stdout)
+  archive|unarchive <runId>   hides a run from the runs list and the inbox, or shows it again
+  delete <runId>              deletes an ended run's data; its decisions stay in the audit
   compare <scenario.json>     runs it under both execution policies; prints both runs' figures
+  retention --older-than 90d --out DIR [--dry-run]
+                              writes out finished runs older than that (export, report, sha256), then
+                              drops the event partitions holding only them; the audit stays
 ${ACCOUNT_USAGE}
-The account commands and export act on the app's database (DATABASE_URL, or the embedded
+${POLICY_USAGE}
+The account, policy, export, archive, delete and retention commands act on the app's database (DATABASE_URL, or the embedded
 folder, which they cannot open while the app runs), on --db DIR, or with --server URL
 (or PLAYGROUND_URL) on a running app, as the admin whose API token is in PLAYGROUND_TOKEN.`;
 
@@ -54,6 +66,13 @@ async function main() {
         "password-env": { type: "string" };
         server: { type: "string" };
         email: { type: "string" };
+        shadow: { type: "boolean" };
+        since: { type: "string" };
+        "older-than": { type: "string" };
+        "dry-run": { type: "boolean" };
+        out: { type: "string" };
+        tool: { type: "string" };
+        run: { type: "string"; multiple: true };
       };
       allowPositionals: true;
     }>
@@ -68,6 +87,13 @@ async function main() {
         "password-env": { type: "string" },
         server: { type: "string" },
         email: { type: "string" },
+        shadow: { type: "boolean" },
+        since: { type: "string" },
+        "older-than": { type: "string" },
+        "dry-run": { type: "boolean" },
+        out: { type: "string" },
+        tool: { type: "string" },
+        run: { type: "string", multiple: true },
       },
       allowPositionals: true,
     });
@@ -120,6 +146,53 @@ async function main() {
     await handle.close();
     return;
   }
+  if (command === "policy") {
+    const input = {
+      positionals: parsed.positionals,
+      shadow: parsed.values.shadow === true,
+      since: parsed.values.since,
+      tool: parsed.values.tool,
+      runs: parsed.values.run,
+      readFile: (path: string) => readFileSync(path, "utf8"),
+      now: new Date(),
+    };
+    const onError = (error: unknown): never => {
+      if (error instanceof PolicyUsageError) return fail(error.message, 2);
+      if (isRuntimeError(error) || isExpectedFailure(error)) return fail(error.message, 1);
+      throw error;
+    };
+    if (server !== undefined) {
+      const client = connectToServer(server);
+      const backend: PolicyBackend = {
+        publish: (document, mode) => client.request("POST", "/api/policies", { document, mode }),
+        backtest: (document, since, filter) =>
+          client.request("POST", "/api/policies/backtest", {
+            document,
+            since: since.toISOString(),
+            ...filter,
+          }),
+      };
+      process.stdout.write(await runPolicyCommand(input, backend).catch(onError));
+      return;
+    }
+    const handle = await openAppDatabase(parsed.values.db, `playground policy ${scenarioPath ?? ""}`.trim());
+    const { publishPolicy, backtestCandidate } = await import("../lib/server/policies/policies");
+    // The app's own database: whoever can open it is its operator, as for the account commands.
+    const backend: PolicyBackend = {
+      publish: (document, mode) =>
+        publishPolicy(handle.db, { id: "cli", name: "operator (command line)" }, { document, mode }),
+      backtest: (document, since, filter) =>
+        backtestCandidate(handle.db, { document, since, ...filter }, cliMcpServers().servers),
+    };
+    try {
+      process.stdout.write(await runPolicyCommand(input, backend));
+    } catch (error) {
+      await handle.close();
+      onError(error);
+    }
+    await handle.close();
+    return;
+  }
   if (command === "export") {
     const runId = scenarioPath;
     if (!runId || extra.length > 0) fail(USAGE, 2);
@@ -130,6 +203,23 @@ async function main() {
     if (!exported) fail(`no run ${runId} ${server !== undefined ? `on ${server}` : "in this database"}`, 1);
     process.stdout.write(`${JSON.stringify(exported.scenario, null, 2)}\n`);
     for (const note of exported.notes) process.stderr.write(`note: ${note}\n`);
+    return;
+  }
+  if (command === "archive" || command === "unarchive" || command === "delete") {
+    const runId = scenarioPath;
+    if (!runId || extra.length > 0) fail(USAGE, 2);
+    const outcome =
+      server !== undefined
+        ? await tidyOnServer(server, command, runId)
+        : await tidyInDatabase(parsed.values.db, command, runId);
+    process.stdout.write(`${JSON.stringify(outcome)}\n`);
+    return;
+  }
+  if (command === "retention") {
+    if (server !== undefined)
+      fail("retention works on the database itself: give DATABASE_URL or --db, not --server", 2);
+    if (scenarioPath !== undefined) fail(USAGE, 2);
+    process.stdout.write(`${JSON.stringify(await retainEvents(parsed.values), null, 2)}\n`);
     return;
   }
   if (server !== undefined) {
@@ -160,7 +250,7 @@ async function main() {
   // The database code (drivers, PGlite's WebAssembly) is loaded only when a database is asked for.
   const database =
     process.env.DATABASE_URL || parsed.values.db
-      ? await Promise.all([import("../db/client"), import("../lib/server/run-service")])
+      ? await Promise.all([import("../db/client"), import("@/lib/server/runs/run-service")])
       : null;
   const handle = database
     ? await database[0].openDatabase(
@@ -170,7 +260,10 @@ async function main() {
       )
     : null;
   try {
-    const host = database && handle ? database[1].createRunService(handle, { log }) : createInMemoryHost(log);
+    const host =
+      database && handle
+        ? database[1].createRunService(handle, { log, ...cliModelsAndMcp() })
+        : createInMemoryHost(log);
     if (command === "compare") {
       process.stderr.write(`running "${scenario.name}" under barriers, then legacy…\n`);
       const comparison = await comparePolicies(host, scenario);
@@ -213,6 +306,69 @@ function connectToServer(url: string): ServerClient {
   }
 }
 
+type Tidying = "archive" | "unarchive" | "delete";
+
+/** Archive, unarchive or delete through the app's API, as the token's owner (their starter's or an admin's). */
+async function tidyOnServer(url: string, command: Tidying, runId: string): Promise<unknown> {
+  const route = `/api/runs/${encodeURIComponent(runId)}${command === "delete" ? "" : "/archive"}`;
+  try {
+    return await connectToServer(url).request(command === "archive" ? "POST" : "DELETE", route);
+  } catch (error) {
+    if (error instanceof ServerRequestError) fail(error.message, 1);
+    throw error;
+  }
+}
+
+/** Archive, unarchive or delete on the database itself: no sign-in there, so recorded with no actor. */
+async function tidyInDatabase(folder: string | undefined, command: Tidying, runId: string): Promise<unknown> {
+  if (!/^[0-9a-f-]{36}$/i.test(runId)) fail(`no run ${runId} in this database`, 1);
+  const { archiveRun, deleteRun, RunHousekeepingError } = await import("../lib/server/runs/run-housekeeping");
+  const handle = await openAppDatabase(folder, `playground ${command} ${runId}`);
+  let outcome: unknown;
+  try {
+    outcome =
+      command === "delete"
+        ? await deleteRun(handle.db, runId, null)
+        : await archiveRun(handle.db, runId, command === "archive", null);
+  } catch (error) {
+    await handle.close();
+    if (RunHousekeepingError.isInstance(error)) fail(error.message, 1);
+    throw error;
+  }
+  await handle.close();
+  return outcome;
+}
+
+/** `retention`: the runs' export and report written out, then their event partitions dropped (docs/housekeeping.md#retention). */
+async function retainEvents(values: {
+  db?: string;
+  "older-than"?: string;
+  "dry-run"?: boolean;
+  out?: string;
+}): Promise<unknown> {
+  const olderThan = await import("@/lib/server/runs/event-retention").then(({ olderThanSchema }) =>
+    olderThanSchema.safeParse(values["older-than"] ?? ""),
+  );
+  if (!olderThan.success) fail(`retention: ${olderThan.error.issues[0]?.message}\n${USAGE}`, 2);
+  if (!values.out) fail(`retention: --out DIR names where the runs' exports go\n${USAGE}`, 2);
+  const [{ applyEventRetention }, { createRunService }] = await Promise.all([
+    import("@/lib/server/runs/event-retention"),
+    import("@/lib/server/runs/run-service"),
+  ]);
+  const handle = await openAppDatabase(values.db, "playground retention");
+  try {
+    const service = createRunService(handle, { log: () => {}, ...cliModelsAndMcp() });
+    return await applyEventRetention(handle.db, service, {
+      olderThanDays: olderThan.data,
+      outDir: values.out,
+      dryRun: values["dry-run"] ?? false,
+      now: new Date(),
+    });
+  } finally {
+    await handle.close();
+  }
+}
+
 type ExportedScenario = { scenario: unknown; notes: string[] };
 
 async function exportFromServer(url: string, runId: string): Promise<ExportedScenario | null> {
@@ -231,11 +387,11 @@ async function exportFromDatabase(
   folder: string | undefined,
   runId: string,
 ): Promise<ExportedScenario | null> {
-  const { createRunService } = await import("../lib/server/run-service");
+  const { createRunService } = await import("@/lib/server/runs/run-service");
   const handle = await openAppDatabase(folder, `playground export ${runId}`);
   try {
     return /^[0-9a-f-]{36}$/i.test(runId)
-      ? await createRunService(handle, { log: () => {} }).exportScenario(runId)
+      ? await createRunService(handle, { log: () => {}, ...cliModelsAndMcp() }).exportScenario(runId)
       : null;
   } finally {
     await handle.close();
@@ -244,22 +400,22 @@ async function exportFromDatabase(
 
 /** The database, and the MCP servers' connections (a stdio server's process ends with its connection). */
 async function closeAll(handle: { close(): Promise<void> } | null) {
-  await getMcpConnections().close();
+  await closeCliMcpConnections();
   await handle?.close();
 }
 
 /** A host over the in-memory store, with the operator's real models: a headless run needs nothing else. */
 function createInMemoryHost(log: (message: string, detail?: Record<string, unknown>) => void) {
-  const modelEndpoints = getModelEndpoints();
+  const modelEndpoints = cliModelEndpoints();
   // The operator's MCP servers (PLAYGROUND_MCP_SERVERS), as the server uses them.
-  const mcpServers = getMcpServers();
+  const mcpServers = cliMcpServers();
   return createMemoryRunHost({
     createModel: (scenario) => createModelForScenario(scenario, modelEndpoints),
     checkScenario: (scenario) => {
       checkScenarioModel(scenario, modelEndpoints);
       checkScenarioMcpServers(scenario, mcpServers);
     },
-    prepareTools: createMcpToolPreparer(mcpServers, getMcpConnections()),
+    prepareTools: createMcpToolPreparer(mcpServers, cliMcpConnections()),
     log,
   });
 }

@@ -78,7 +78,7 @@ describe("npm run worker", () => {
     expect(result.stderr).toContain(
       'PLAYGROUND_LEASE_MS must be a whole number of milliseconds, at least 100 (got "soon")',
     );
-  });
+  }, 90_000); // one worker process: its start alone can take tens of seconds on a busy machine
 
   it("takes over a run whose worker died, drives it to the end, and stops cleanly on SIGTERM", async () => {
     const database = await databaseWithAnOrphanedRun();
@@ -122,5 +122,5 @@ describe("npm run worker", () => {
     } finally {
       await database.close();
     }
-  }, 60_000);
+  }, 180_000); // a run driven to its end by a second process, then a clean stop
 });

@@ -6,11 +6,13 @@
 // Database: DATABASE_URL (a Postgres server), else the PGlite folder of
 // PGLITE_DATA_DIR (one process at a time may hold a PGlite folder, so a worker
 // beside a web server needs Postgres; beside one on the same folder it is refused).
+
+import { ExecutionSettingsError, readExecutionSettings } from "@/lib/server/config/execution-settings";
+import { createNotifierFromEnv } from "@/lib/server/notifications/notifier-from-env";
+import { startBackgroundWork } from "@/lib/server/ops/background-work";
+import { createRunService } from "@/lib/server/runs/run-service";
 import { databaseOptionsFromEnv, openDatabase } from "../db/client";
-import { startBackgroundWork } from "../lib/server/background-work";
-import { ExecutionSettingsError, readExecutionSettings } from "../lib/server/execution-settings";
-import { getMcpConnections } from "../lib/server/mcp/get-mcp-servers";
-import { createRunService } from "../lib/server/run-service";
+import { getMcpConnections, processModelsAndMcp } from "../lib/server/server-context";
 
 const log = (message: string, detail?: Record<string, unknown>) =>
   process.stderr.write(`worker: ${message}${detail ? ` ${JSON.stringify(detail)}` : ""}\n`);
@@ -27,8 +29,8 @@ async function main() {
     throw error;
   }
   const handle = await openDatabase({ ...databaseOptionsFromEnv(), command: "npm run worker" });
-  const service = createRunService(handle, { execution: settings, log });
-  const stop = startBackgroundWork(service, settings, log);
+  const service = createRunService(handle, { execution: settings, log, ...processModelsAndMcp() });
+  const stop = startBackgroundWork(service, settings, log, createNotifierFromEnv(handle.db, log));
   log("started", { instanceId: settings.instanceId, leaseMs: settings.leaseMs, sweepMs: settings.sweepMs });
 
   const shutDown = async (signal: string) => {

@@ -15,7 +15,7 @@ import {
  * The tables better-auth keeps (sign-in, sessions, API tokens), in the app's
  * own database and migrations. Column names follow better-auth's models: its
  * drizzle adapter maps by these property names. `role` is one of viewer,
- * operator, approver, admin (lib/server/auth/roles.ts).
+ * operator, approver, admin (lib/wire/roles.ts).
  */
 
 const at = (name: string) => timestamp(name, { withTimezone: true });

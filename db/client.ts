@@ -9,6 +9,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { ensureEventPartitions } from "./event-partitions";
 import { lockFolder } from "./folder-lock";
 import { prepareEveryStatement } from "./prepare-every-statement";
 import * as schema from "./schema";
@@ -21,10 +22,15 @@ const PGLITE_VERSION: string = JSON.parse(
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type DatabaseDriver = "pglite" | "postgres";
 
-/** Receives NOTIFY payloads of one channel; returns a function that stops listening. */
+/**
+ * Receives NOTIFY payloads of one channel; returns a function that stops listening. `onListening`
+ * is called each time the channel is listened to (again, after a lost connection came back: what
+ * was notified meanwhile was missed).
+ */
 export type ListenFunction = (
   channel: string,
   onPayload: (payload: string) => void,
+  onListening?: () => void,
 ) => Promise<() => Promise<void>>;
 
 export interface DatabaseHandle {
@@ -89,11 +95,14 @@ async function openPglite(dataDir: string, command: string): Promise<DatabaseHan
 async function wrapPglite(client: PGlite, releaseFolder: () => Promise<void>): Promise<DatabaseHandle> {
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  // Every process makes the months ahead as it opens the database; the sweeps keep them ahead.
+  await ensureEventPartitions(db, new Date());
   return {
     db: db as unknown as Db,
     driver: "pglite",
-    listen: async (channel, onPayload) => {
+    listen: async (channel, onPayload, onListening) => {
       const unlisten = await client.listen(channel, onPayload);
+      onListening?.();
       return async () => unlisten();
     },
     close: async () => {
@@ -168,6 +177,8 @@ async function openPostgres(url: string, onQuery?: (query: string) => void): Pro
   try {
     await migrator`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     await migratePostgres(drizzlePostgres(migrator), { migrationsFolder: MIGRATIONS_FOLDER });
+    // Every process makes the months ahead as it opens the database; the sweeps keep them ahead.
+    await ensureEventPartitions(drizzlePostgres(migrator), new Date());
     await migrator`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
   } finally {
     await migrator.end({ timeout: 5 });
@@ -176,7 +187,7 @@ async function openPostgres(url: string, onQuery?: (query: string) => void): Pro
     max: 10,
     onnotice: () => {},
     // A server that went away is said in seconds, not after the driver's 30 s: requests answer
-    // 503 database_unavailable and pages say so instead of hanging (README, During a database outage).
+    // 503 database_unavailable and pages say so instead of hanging (docs/operations.md#during-a-database-outage).
     connect_timeout: CONNECT_TIMEOUT_SECONDS,
     // No list, page or stream opening waits on one statement for ever.
     connection: { statement_timeout: readStatementTimeoutMs() },
@@ -186,43 +197,16 @@ async function openPostgres(url: string, onQuery?: (query: string) => void): Pro
   return {
     db: db as unknown as Db,
     driver: "postgres",
-    listen: async (channel, onPayload) => {
-      const subscription = await client.listen(channel, onPayload);
+    listen: async (channel, onPayload, onListening) => {
+      const subscription = await client.listen(channel, onPayload, onListening);
       return () => subscription.unlisten();
     },
     close: () => client.end({ timeout: 5 }),
   };
 }
 
-/** Where this process keeps its database, from the environment (README, Configuration). */
+/** Where this process keeps its database, from the environment (docs/configuration.md). */
 export function databaseOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): OpenDatabaseOptions {
   if (env.DATABASE_URL) return { url: env.DATABASE_URL };
   return { dataDir: env.PGLITE_DATA_DIR || DEFAULT_PGLITE_DATA_DIR };
-}
-
-const globalForDatabase = globalThis as typeof globalThis & {
-  toolPlaygroundDatabase?: Promise<DatabaseHandle>;
-};
-
-/**
- * The process-wide database, opened (and migrated) once. PGlite takes seconds to
- * open and its data folder admits one process, so every request shares this.
- */
-export function getDatabase(): Promise<DatabaseHandle> {
-  if (process.env.NEXT_PHASE === "phase-production-build") {
-    // `next build` runs route and page code to prerender what it can; none of it may open,
-    // migrate or lock the database it would serve (nor keep a build from running beside the app).
-    return Promise.reject(new Error("No database is opened while the app is being built."));
-  }
-  if (!globalForDatabase.toolPlaygroundDatabase) {
-    const opening = openDatabase({ ...databaseOptionsFromEnv(), command: "the app server" });
-    // A failed open is not cached: the next request tries again.
-    opening.catch(() => {
-      if (globalForDatabase.toolPlaygroundDatabase === opening) {
-        globalForDatabase.toolPlaygroundDatabase = undefined;
-      }
-    });
-    globalForDatabase.toolPlaygroundDatabase = opening;
-  }
-  return globalForDatabase.toolPlaygroundDatabase;
 }

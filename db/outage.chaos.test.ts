@@ -17,9 +17,10 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type DatabaseHandle, openDatabase } from "@/db/client";
 import type { ScenarioInput } from "@/lib/runtime";
-import { startBackgroundWork } from "@/lib/server/background-work";
+import { replaceDatabase } from "@/lib/server/database";
 import { createMcpConnections } from "@/lib/server/mcp/mcp-connections";
-import { createRunService, type RunService } from "@/lib/server/run-service";
+import { startBackgroundWork } from "@/lib/server/ops/background-work";
+import { createRunService, type RunService } from "@/lib/server/runs/run-service";
 import { findFreePort } from "@/lib/server/testing/free-port";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
 import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
@@ -111,12 +112,6 @@ function slowRun(name: string, writeFirst = false): ScenarioInput {
   };
 }
 
-type ProcessGlobals = typeof globalThis & {
-  toolPlaygroundDatabase?: Promise<DatabaseHandle>;
-  toolPlaygroundService?: unknown;
-  toolPlaygroundAuth?: unknown;
-};
-
 describe.skipIf(!binaries)(
   "a ten-second database outage with slow runs in flight (own Postgres cluster)",
   () => {
@@ -125,6 +120,7 @@ describe.skipIf(!binaries)(
     let port = 0;
     let url = "";
     let admin: ReturnType<typeof postgres> | undefined;
+    let processDatabase: Promise<DatabaseHandle> | undefined;
     let second: DatabaseHandle | undefined;
     const stops: Array<() => Promise<void>> = [];
 
@@ -160,11 +156,9 @@ describe.skipIf(!binaries)(
 
     afterAll(async () => {
       for (const stop of stops) await stop().catch(() => {});
-      const globals = globalThis as ProcessGlobals;
-      const first = globals.toolPlaygroundDatabase;
-      delete globals.toolPlaygroundDatabase;
-      delete globals.toolPlaygroundService;
-      delete globals.toolPlaygroundAuth;
+      const first = processDatabase;
+      replaceDatabase(undefined);
+      (await import("@/lib/server/server-context")).resetServerContext();
       await (await first?.catch(() => undefined))?.close().catch(() => {});
       await second?.close().catch(() => {});
       await admin?.end({ timeout: 1 }).catch(() => {});
@@ -181,11 +175,11 @@ describe.skipIf(!binaries)(
       vi.stubEnv("PLAYGROUND_LEASE_MS", String(LEASE_MS));
       vi.stubEnv("PLAYGROUND_INSTANCE_ID", "first");
       // The first instance is the process-wide one: the route handlers and their identity checks use it.
-      const globals = globalThis as ProcessGlobals;
-      globals.toolPlaygroundDatabase = openDatabase({ url });
-      await globals.toolPlaygroundDatabase;
+      processDatabase = openDatabase({ url });
+      replaceDatabase(processDatabase);
+      await processDatabase;
       const accounts = await createTestAccounts(["operator", "viewer"]);
-      const { getRunService } = await import("@/lib/server/get-run-service");
+      const { getRunService } = await import("@/lib/server/server-context");
       const runsRoute = await import("@/app/api/runs/route");
       const first = await getRunService();
       second = await openDatabase({ url });

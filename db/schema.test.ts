@@ -45,7 +45,7 @@ describe(`schema round trip on ${testDriverName}`, () => {
     expect(row?.createdAt).toBeInstanceOf(Date);
   });
 
-  it("refuses a status outside the five of SPEC §6", async () => {
+  it("refuses a status outside the five of RUN_STATUSES", async () => {
     const id = randomUUID();
     await expect(
       handle.db
@@ -109,14 +109,16 @@ describe(`schema round trip on ${testDriverName}`, () => {
     expect(rows[0]?.approve).toBe(true);
   });
 
-  it("keeps run events append-only with a unique per-run seq", async () => {
+  it("keeps run events append-only with a unique key per run, seq and time", async () => {
     const runId = await insertRun();
+    const createdAt = new Date();
     await handle.db.insert(runEvents).values([
-      { runId, seq: 1, type: "run_started", payload: {} },
-      { runId, seq: 2, type: "step_planned", payload: { index: 0 } },
+      { runId, seq: 1, type: "run_started", payload: {}, createdAt },
+      { runId, seq: 2, type: "step_planned", payload: { index: 0 }, createdAt },
     ]);
+    // The key holds the partition's column (migration 0017); appends take seqs from runs.last_seq.
     await expect(
-      handle.db.insert(runEvents).values({ runId, seq: 2, type: "dup", payload: {} }),
+      handle.db.insert(runEvents).values({ runId, seq: 2, type: "dup", payload: {}, createdAt }),
     ).rejects.toThrow();
     await expect(handle.db.delete(runEvents).where(eq(runEvents.runId, runId))).rejects.toThrow();
     const rows = await handle.db

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Role } from "@/lib/server/auth/roles";
-import type { RunService } from "@/lib/server/run-service";
+import type { RunService } from "@/lib/server/runs/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
+import type { Role } from "@/lib/wire/roles";
 
 // Actions read the request's headers; outside Next there is no request, so the test says what a browser sends:
 // its origin, and who it is signed in as (an approver's token, unless a test says otherwise).
@@ -11,7 +11,6 @@ const requestHeaders = vi.hoisted(() => ({ current: new Headers({ origin: "http:
 vi.mock("next/headers", () => ({ headers: async () => requestHeaders.current }));
 
 // The actions use the process-wide database: hand them a fresh test database.
-let uninstall = async () => {};
 let service: RunService;
 let accounts: Record<Role, TestAccount>;
 const actAs = (role: Role | null, extra: Record<string, string> = { origin: "http://test" }) => {
@@ -23,21 +22,21 @@ let actions: {
   cancel: typeof import("./cancel-run");
 };
 
+const setup = setUpRouteTests();
+
 beforeAll(async () => {
   vi.stubEnv("PLAYGROUND_FAULTS", "1");
-  ({ uninstall } = await installProcessTestDatabase());
-  accounts = await createTestAccounts();
+  accounts = setup.accounts;
   actAs("approver");
   actions = {
     start: await import("./start-run"),
     decide: await import("./decide-turn"),
     cancel: await import("./cancel-run"),
   };
-  service = await (await import("@/lib/server/get-run-service")).getRunService();
+  service = await setup.runService();
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await uninstall();
 });
 
 const gatedWrite = JSON.stringify(gatedWriteScenario("gated write from the playground"));
@@ -67,7 +66,7 @@ async function startWaitingRun(scenarioText = gatedWrite) {
   return { runId, turnDigest: await waitForPending(runId) };
 }
 
-describe("server actions return the SPEC §5 table's codes and statuses, never throw", () => {
+describe("server actions return the error table's codes and statuses, never throw", () => {
   it("startRunAction refuses bad JSON and an invalid scenario, naming each path", async () => {
     const notJson = await actions.start.startRunAction({ scenarioText: "{ nope" });
     expect(notJson).toMatchObject({ ok: false, error: { code: "invalid_request", status: 400 } });
@@ -107,7 +106,7 @@ describe("server actions return the SPEC §5 table's codes and statuses, never t
   it("decideTurnAction: 503 not_auditable while approvals cannot be recorded; nothing runs and the run still waits", async () => {
     const { runId, turnDigest } = await startWaitingRun();
     const waitedSince = (await service.listInbox()).items.find((item) => item.runId === runId)?.waitingSince;
-    const { getRunServiceContext } = await import("@/lib/server/get-run-service");
+    const { getRunServiceContext } = await import("@/lib/server/server-context");
     (await getRunServiceContext()).faults?.arm("approvals", 1);
     const refused = await actions.decide.decideTurnAction({
       runId,

@@ -2,8 +2,8 @@
 
 import type { z } from "zod";
 import { decisionRequestSchema, runIdSchema } from "@/lib/http/request-schemas";
-import { runAction } from "@/lib/http/run-action";
-import { getRunService } from "@/lib/server/get-run-service";
+import { serverAction } from "@/lib/http/server-action";
+import { getRunService } from "@/lib/server/server-context";
 
 const checkDecisionInputSchema = decisionRequestSchema.extend({ runId: runIdSchema });
 
@@ -13,7 +13,7 @@ const checkDecisionInputSchema = decisionRequestSchema.extend({ runId: runIdSche
  * approval panel checks an edit live while the approver types.
  */
 export async function checkDecisionAction(input: z.infer<typeof checkDecisionInputSchema>) {
-  return runAction(
+  return serverAction(
     checkDecisionInputSchema,
     input,
     async ({ runId, actor: _, ...decision }, identity) => {
@@ -21,6 +21,7 @@ export async function checkDecisionAction(input: z.infer<typeof checkDecisionInp
         ...decision,
         actor: identity.name,
         actorId: identity.userId,
+        decider: { role: identity.role, email: identity.email, userId: identity.userId },
       });
       return { ok: true as const };
     },

@@ -2,12 +2,12 @@
 
 import { headers } from "next/headers";
 import { z } from "zod";
-import { getDatabase } from "@/db/client";
-import type { ActionResult } from "@/lib/http/action-result";
-import { statusForCode } from "@/lib/http/error-table";
 import { personNameSchema } from "@/lib/runtime";
 import { AccountError, createFirstAdmin } from "@/lib/server/auth/accounts";
-import { getAuth } from "@/lib/server/auth/auth";
+import { getDatabase } from "@/lib/server/database";
+import { getAuth } from "@/lib/server/server-context";
+import type { ActionResult } from "@/lib/wire/action-result";
+import { statusForCode } from "@/lib/wire/error-table";
 
 const firstAdminSchema = z
   .object({

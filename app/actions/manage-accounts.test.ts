@@ -1,27 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Role } from "@/lib/server/auth/roles";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import type { Role } from "@/lib/wire/roles";
 
 // Outside Next: the request's headers are what the test says, and there is no page cache to refresh.
 const requestHeaders = vi.hoisted(() => ({ current: new Headers() }));
 vi.mock("next/headers", () => ({ headers: async () => requestHeaders.current }));
 vi.mock("next/cache", () => ({ revalidatePath: () => {} }));
 
-let uninstall = async () => {};
 let accounts: Record<Role, TestAccount>;
 let actions: typeof import("./manage-accounts");
 const actAs = (role: Role) => {
   requestHeaders.current = new Headers({ origin: "http://test", ...accounts[role].headers });
 };
 
+const setup = setUpRouteTests();
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  accounts = await createTestAccounts();
+  accounts = setup.accounts;
   actions = await import("./manage-accounts");
-});
-afterAll(async () => {
-  await uninstall();
 });
 
 describe("API tokens from the pages", () => {
@@ -101,7 +98,7 @@ describe("account changes from the admin page", () => {
     });
     expect(await actions.removeUserAction({ email: target.email })).toMatchObject({ ok: true });
     const { listAccountEvents } = await import("@/lib/server/auth/account-changes");
-    const { getDatabase } = await import("@/db/client");
+    const { getDatabase } = await import("@/lib/server/database");
     const events = (await listAccountEvents((await getDatabase()).db, { limit: 100 })).filter(
       (event) => event.subjectEmail === target.email,
     );

@@ -2,7 +2,6 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { getDatabase } from "@/db/client";
 import {
   addUserSchema,
   changeOwnPasswordSchema,
@@ -11,10 +10,11 @@ import {
   removeUserSchema,
   tokenIdSchema,
 } from "@/lib/http/account-schemas";
-import { runAction } from "@/lib/http/run-action";
+import { serverAction } from "@/lib/http/server-action";
 import { addUser, changeOwnPassword, changeUser, removeUser } from "@/lib/server/auth/account-changes";
 import { AccountError, createToken, revokeToken } from "@/lib/server/auth/accounts";
-import { getAuth } from "@/lib/server/auth/auth";
+import { getDatabase } from "@/lib/server/database";
+import { getAuth } from "@/lib/server/server-context";
 
 const revokeTokenSchema = z.object({ id: tokenIdSchema }).strict();
 
@@ -29,7 +29,7 @@ async function accountWork<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export async function addUserAction(input: z.infer<typeof addUserSchema>) {
-  return runAction(
+  return serverAction(
     addUserSchema,
     input,
     async (user, identity) =>
@@ -48,7 +48,7 @@ const actorOf = (identity: { userId: string; email: string }) => ({
  * password (admins; audited). Never leaves no active admin.
  */
 export async function changeUserAction(input: z.infer<typeof changeUserSchema>) {
-  return runAction(
+  return serverAction(
     changeUserSchema,
     input,
     async (change, identity) =>
@@ -61,7 +61,7 @@ export async function changeUserAction(input: z.infer<typeof changeUserSchema>) 
 
 /** Removes someone with their sessions and tokens (admins; audited; never oneself nor the last admin). */
 export async function removeUserAction(input: z.infer<typeof removeUserSchema>) {
-  return runAction(
+  return serverAction(
     removeUserSchema,
     input,
     async ({ email }, identity) =>
@@ -77,7 +77,7 @@ export async function removeUserAction(input: z.infer<typeof removeUserSchema>) 
  * sessions end (audited). A token cannot do it: only a signed-in person.
  */
 export async function changeOwnPasswordAction(input: z.infer<typeof changeOwnPasswordSchema>) {
-  return runAction(
+  return serverAction(
     changeOwnPasswordSchema,
     input,
     async (passwords, identity) => {
@@ -99,7 +99,7 @@ export async function changeOwnPasswordAction(input: z.infer<typeof changeOwnPas
  * someone else.
  */
 export async function createTokenAction(input: z.infer<typeof createTokenSchema>) {
-  return runAction(
+  return serverAction(
     createTokenSchema,
     input,
     async (token, identity) => {
@@ -119,7 +119,7 @@ export async function createTokenAction(input: z.infer<typeof createTokenSchema>
 
 /** Revokes a token by its id: an admin any, anyone else only their own. */
 export async function revokeTokenAction(input: z.infer<typeof revokeTokenSchema>) {
-  return runAction(
+  return serverAction(
     revokeTokenSchema,
     input,
     async ({ id }, identity) =>

@@ -2,8 +2,8 @@
 
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { getAuth } from "@/lib/server/auth/auth";
-import { closeStreamsOfSession } from "@/lib/server/open-streams";
+import { getAuth } from "@/lib/server/server-context";
+import { closeStreamsOfSession } from "@/lib/server/streams/open-streams";
 
 /** Ends the session (its cookie is cleared), closes its open streams, and goes to sign-in. */
 export async function signOutAction() {

@@ -1,10 +1,10 @@
 "use server";
 
 import { z } from "zod";
-import { runAction } from "@/lib/http/run-action";
-import { getRunService } from "@/lib/server/get-run-service";
-import { getLogger } from "@/lib/server/logger";
+import { serverAction } from "@/lib/http/server-action";
+import { getLogger } from "@/lib/server/ops/logger";
 import { parseScenarioTextOffThread } from "@/lib/server/patterns/judge-patterns";
+import { getRunService } from "@/lib/server/server-context";
 
 const startComparisonInputSchema = z.object({ scenarioText: z.string() }).strict();
 
@@ -15,7 +15,7 @@ const startComparisonInputSchema = z.object({ scenarioText: z.string() }).strict
  * every run started in the browser does.
  */
 export async function startComparisonAction(input: z.infer<typeof startComparisonInputSchema>) {
-  return runAction(
+  return serverAction(
     startComparisonInputSchema,
     input,
     async ({ scenarioText }, identity) => {

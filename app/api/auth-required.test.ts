@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { getDatabase } from "@/db/client";
 import { revokeToken } from "@/lib/server/auth/accounts";
-import type { Role } from "@/lib/server/auth/roles";
+import { getDatabase } from "@/lib/server/database";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import type { Role } from "@/lib/wire/roles";
 
 // Who may call what, through the real route handlers: nobody unnamed, and nobody above their role.
-let uninstall = async () => {};
 let accounts: Record<Role, TestAccount>;
 type Handler = (request: Request, context?: { params: Promise<{ id: string }> }) => Promise<Response>;
 let routes: Array<{
@@ -18,12 +17,14 @@ let routes: Array<{
   body?: unknown;
 }>;
 const RUN_ID = "00000000-0000-4000-8000-000000000000";
+const POLICY = "rules:\n  - name: a\n    effect: allow\n";
 const context = (id = RUN_ID) => ({ params: Promise.resolve({ id }) });
+
+const setup = setUpRouteTests();
 
 beforeAll(async () => {
   vi.stubEnv("PLAYGROUND_FAULTS", "1");
-  ({ uninstall } = await installProcessTestDatabase());
-  accounts = await createTestAccounts();
+  accounts = setup.accounts;
   const runs = await import("./runs/route");
   const run = await import("./runs/[id]/route");
   routes = [
@@ -45,6 +46,12 @@ beforeAll(async () => {
       name: "GET /api/runs/[id]/view",
       method: "GET",
       handler: (await import("./runs/[id]/view/route")).GET,
+      role: "viewer",
+    },
+    {
+      name: "GET /api/runs/[id]/fork",
+      method: "GET",
+      handler: (await import("./runs/[id]/fork/route")).GET,
       role: "viewer",
     },
     {
@@ -138,11 +145,55 @@ beforeAll(async () => {
       handler: (await import("./tokens/[id]/route")).DELETE as unknown as Handler,
       role: "admin",
     },
+    {
+      name: "GET /api/policies",
+      method: "GET",
+      handler: (await import("./policies/route")).GET,
+      role: "admin",
+    },
+    {
+      name: "POST /api/policies",
+      method: "POST",
+      handler: (await import("./policies/route")).POST,
+      role: "admin",
+      body: { document: POLICY, mode: "shadow" },
+    },
+    {
+      name: "POST /api/policies/check",
+      method: "POST",
+      handler: (await import("./policies/check/route")).POST,
+      role: "admin",
+      body: { document: POLICY },
+    },
+    {
+      name: "POST /api/policies/backtest",
+      method: "POST",
+      handler: (await import("./policies/backtest/route")).POST,
+      role: "admin",
+      body: { document: POLICY, since: "2026-01-01T00:00:00Z", tool: "write_file", runIds: [RUN_ID] },
+    },
+    {
+      name: "GET /api/grants",
+      method: "GET",
+      handler: (await import("./grants/route")).GET,
+      role: "viewer",
+    },
+    {
+      name: "DELETE /api/grants/[id]",
+      method: "DELETE",
+      handler: (await import("./grants/[id]/route")).DELETE as unknown as Handler,
+      role: "approver",
+    },
+    {
+      name: "GET /api/policies/disagreements",
+      method: "GET",
+      handler: (await import("./policies/disagreements/route")).GET,
+      role: "admin",
+    },
   ];
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await uninstall();
 });
 
 function request(
@@ -218,7 +269,7 @@ describe("every API route requires an identity holding its role", () => {
 
 describe("the sign-in endpoints", () => {
   it("offer no way to act as someone else: impersonation is switched off, even for an admin", async () => {
-    const { getAuth } = await import("@/lib/server/auth/auth");
+    const { getAuth } = await import("@/lib/server/server-context");
     const { POST } = await import("./auth/[...all]/route");
     const auth = await getAuth();
     const signedIn = await auth.api.signInEmail({

@@ -1,19 +1,19 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
 
 // Random bodies, content types and run ids against every route that takes a body:
 // whatever arrives, the answer is a 2xx or a 4xx with the one error body, never a 500.
-let uninstall = async () => {};
 let admin: TestAccount;
 type Post = (request: Request, context?: { params: Promise<{ id: string }> }) => Promise<Response>;
 let routes: Array<{ name: string; post: Post; hasRunId: boolean }>;
 
+const setup = setUpRouteTests(["admin"]);
+
 beforeAll(async () => {
   vi.stubEnv("PLAYGROUND_FAULTS", "1");
-  ({ uninstall } = await installProcessTestDatabase());
-  ({ admin } = await createTestAccounts(["admin"]));
+  ({ admin } = setup.accounts);
   routes = [
     { name: "POST /api/runs", post: (await import("./runs/route")).POST, hasRunId: false },
     {
@@ -35,7 +35,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await uninstall();
 });
 
 /** Any string at all: lone surrogates, NUL and other control characters included. */

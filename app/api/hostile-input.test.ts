@@ -1,25 +1,23 @@
 import { and, count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/db/client";
 import { runs, toolCalls } from "@/db/schema";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
 
 // What an attacker or a careless client sends, through the real route handlers on the process database.
 let handle: DatabaseHandle;
-let uninstall = async () => {};
 let operator: TestAccount;
 let startRoute: typeof import("./runs/route");
 let reportRoute: typeof import("./runs/[id]/route");
 
+const setup = setUpRouteTests(["operator"]);
+
 beforeAll(async () => {
-  ({ handle, uninstall } = await installProcessTestDatabase());
-  ({ operator } = await createTestAccounts(["operator"]));
+  handle = setup.handle;
+  ({ operator } = setup.accounts);
   startRoute = await import("./runs/route");
   reportRoute = await import("./runs/[id]/route");
-});
-afterAll(async () => {
-  await uninstall();
 });
 
 const scripted = (overrides: Record<string, unknown> = {}) => ({

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { FirstAdminForm } from "@/components/auth/first-admin-form";
-import { getDatabase } from "@/db/client";
 import { countUsers } from "@/lib/server/auth/accounts";
+import { getDatabase } from "@/lib/server/database";
 
 export const metadata: Metadata = { title: "Set up · Tool Playground" };
 

@@ -2,9 +2,9 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
-import { getDatabase } from "@/db/client";
 import { countUsers } from "@/lib/server/auth/accounts";
 import { readIdentity } from "@/lib/server/auth/identity";
+import { getDatabase } from "@/lib/server/database";
 
 export const metadata: Metadata = { title: "Sign in · Tool Playground" };
 

@@ -3,9 +3,9 @@
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { addUserAction } from "@/app/actions/manage-accounts";
-import type { ActionResult } from "@/lib/http/action-result";
 import type { TokenSummary, UserSummary } from "@/lib/server/auth/accounts";
-import type { Role } from "@/lib/server/auth/roles";
+import type { ActionResult } from "@/lib/wire/action-result";
+import type { Role } from "@/lib/wire/roles";
 import { FormMessage, type FormMessageValue } from "../ui/form-message";
 import { RoleSelect, TokensPanel } from "./tokens-panel";
 import { UserActions } from "./user-actions";
@@ -49,7 +49,7 @@ export function AccountsAdmin({
       <section className="panel" aria-labelledby="users-heading">
         <h2 id="users-heading">Users</h2>
         <FormMessage message={message} />
-        <table aria-label="Users">
+        <table aria-label="Users" className="list-table stack-on-phone">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -64,11 +64,11 @@ export function AccountsAdmin({
           <tbody>
             {users.map((user) => (
               <tr key={user.id}>
-                <td>{user.name}</td>
-                <td>{user.email}</td>
-                <td>{user.role}</td>
-                <td>{user.isActive ? "active" : "deactivated"}</td>
-                <td>
+                <td data-label="Name">{user.name}</td>
+                <td data-label="Email">{user.email}</td>
+                <td data-label="Role">{user.role}</td>
+                <td data-label="Status">{user.isActive ? "active" : "deactivated"}</td>
+                <td data-label="Actions">
                   <UserActions
                     user={user}
                     isSelf={user.email.toLowerCase() === ownEmail.toLowerCase()}
@@ -113,7 +113,7 @@ export function AccountsAdmin({
         </form>
       </section>
       {/* A token made or revoked is the latest news: an earlier message about users no longer applies. */}
-      <TokensPanel tokens={tokens} onChange={() => setMessage(null)} />
+      <TokensPanel tokens={tokens} users={users} onChange={() => setMessage(null)} />
     </div>
   );
 }

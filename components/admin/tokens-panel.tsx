@@ -3,22 +3,27 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { createTokenAction, revokeTokenAction } from "@/app/actions/manage-accounts";
-import type { TokenSummary } from "@/lib/server/auth/accounts";
-import { ROLES, type Role } from "@/lib/server/auth/roles";
+import type { TokenSummary, UserSummary } from "@/lib/server/auth/accounts";
+import { ROLES, type Role } from "@/lib/wire/roles";
 import { FormMessage, type FormMessageValue } from "../ui/form-message";
 import { Timestamp } from "../ui/timestamp";
 
 /**
  * API tokens: the list (never the secrets), "Create token" (the token is shown
- * once) and "Revoke". With `ownEmail`, the person's own tokens only.
+ * once) and "Revoke". With `ownEmail`, the person's own tokens only; else the
+ * owner is picked from `users` (a typed e-mail could name nobody). On a phone
+ * each row stacks into labelled lines, as the audit's rows do.
  */
 export function TokensPanel({
   tokens,
   ownEmail,
+  users = [],
   onChange,
 }: {
   tokens: TokenSummary[];
   ownEmail?: string;
+  /** Whom an admin may make a token for: the active users. */
+  users?: Array<Pick<UserSummary, "email" | "name" | "isActive">>;
   /** Called when a token is made or revoked (the page clears its other messages). */
   onChange?: () => void;
 }) {
@@ -49,7 +54,7 @@ export function TokensPanel({
           </button>
         </p>
       )}
-      <table aria-label="API tokens">
+      <table aria-label="API tokens" className="list-table stack-on-phone">
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -65,16 +70,20 @@ export function TokensPanel({
         <tbody>
           {tokens.map((token) => (
             <tr key={token.id}>
-              <td>
+              <td data-label="Name">
                 {token.name} <span className="muted">{token.start}…</span>
               </td>
-              <td>{token.ownerEmail}</td>
-              <td>{token.isRoleUnknown ? `${token.role} (unknown role: limited)` : token.role}</td>
-              <td>
+              <td data-label="Owner">{token.ownerEmail}</td>
+              <td data-label="Role">
+                {token.isRoleUnknown ? `${token.role} (unknown role: limited)` : token.role}
+              </td>
+              <td data-label="Created">
                 <Timestamp at={token.createdAt} />
               </td>
-              <td>{token.lastUsedAt ? <Timestamp at={token.lastUsedAt} /> : "never"}</td>
-              <td>
+              <td data-label="Last used">
+                {token.lastUsedAt ? <Timestamp at={token.lastUsedAt} /> : "never"}
+              </td>
+              <td data-label="Actions">
                 <button
                   type="button"
                   className="danger"
@@ -123,7 +132,19 @@ export function TokensPanel({
         </label>
         {!ownEmail && (
           <label>
-            For user (email) <input name="email" type="email" required />
+            Owner
+            <select name="email" required defaultValue="">
+              <option value="" disabled>
+                Choose a person
+              </option>
+              {users
+                .filter((user) => user.isActive)
+                .map((user) => (
+                  <option key={user.email} value={user.email}>
+                    {user.name} ({user.email})
+                  </option>
+                ))}
+            </select>
           </label>
         )}
         <RoleSelect />

@@ -3,9 +3,9 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { changeUserAction, removeUserAction } from "@/app/actions/manage-accounts";
-import type { ActionResult } from "@/lib/http/action-result";
 import type { UserSummary } from "@/lib/server/auth/accounts";
-import { ROLES, type Role } from "@/lib/server/auth/roles";
+import type { ActionResult } from "@/lib/wire/action-result";
+import { ROLES, type Role } from "@/lib/wire/roles";
 import type { FormMessageValue } from "../ui/form-message";
 
 /**

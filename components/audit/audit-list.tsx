@@ -1,7 +1,6 @@
 import Link from "next/link";
-import type { AuditOutcome } from "@/db/repositories/audit-queries";
-import type { AuditQuery } from "@/lib/http/list-queries";
-import type { AuditPage } from "@/lib/server/list-audit";
+import type { AuditPage } from "@/lib/server/lists/list-audit";
+import type { AuditOutcome, AuditQuery } from "@/lib/wire/list-filters";
 import { PageLinks } from "../ui/page-links";
 import { Timestamp } from "../ui/timestamp";
 
@@ -11,7 +10,14 @@ const OUTCOME_LABELS: Record<AuditOutcome, string> = {
   expired: "Expired (nobody decided)",
   automatic: "Automatic (always allow)",
   voided: "Voided (the tool changed; not sent)",
+  counted: "Approved, counted toward a quorum",
 };
+
+/** How a decision came, when not through the app's own controls (docs/notifications.md#decision-links). */
+const VIA_LABELS = {
+  link: "decision link",
+  link_alone: "decision link, not signed in",
+} as const;
 
 /**
  * The approvals audit, newest first, as the append-only table holds it: who
@@ -77,6 +83,7 @@ export function AuditList({ page, query }: { page: AuditPage; query: AuditQuery 
               <th scope="col">Run</th>
               <th scope="col">Gate</th>
               <th scope="col">Outcome</th>
+              <th scope="col">Through</th>
               <th scope="col">Turn digest</th>
               <th scope="col">Reason</th>
             </tr>
@@ -92,7 +99,13 @@ export function AuditList({ page, query }: { page: AuditPage; query: AuditQuery 
                   {row.actorEmail && <span className="muted"> ({row.actorEmail})</span>}
                 </td>
                 <td data-label="Run">
-                  <Link href={`/runs/${row.runId}`}>{row.runName}</Link>{" "}
+                  {row.runDeleted ? (
+                    <>
+                      {row.runName} <span className="archived-badge">Deleted</span>
+                    </>
+                  ) : (
+                    <Link href={`/runs/${row.runId}`}>{row.runName}</Link>
+                  )}{" "}
                   <code className="muted run-id">{row.runId.slice(0, 8)}</code>
                 </td>
                 <td data-label="Gate">
@@ -107,6 +120,15 @@ export function AuditList({ page, query }: { page: AuditPage; query: AuditQuery 
                   )}
                 </td>
                 <td data-label="Outcome">{OUTCOME_LABELS[row.outcome]}</td>
+                <td data-label="Through" data-testid="audit-via">
+                  {row.via && row.viaChannel ? (
+                    <>
+                      {VIA_LABELS[row.via]} <span className="muted">from</span> <code>{row.viaChannel}</code>
+                    </>
+                  ) : (
+                    <span className="muted">the app</span>
+                  )}
+                </td>
                 <td data-label="Turn digest">
                   <code className="digest" title={row.turnDigest}>
                     {row.turnDigest.slice(0, 12)}

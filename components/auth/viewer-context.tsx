@@ -1,7 +1,7 @@
 "use client";
 
 import { createContext, type ReactNode, useContext } from "react";
-import { hasRole, type Role } from "@/lib/server/auth/roles";
+import { hasRole, type Role } from "@/lib/wire/roles";
 
 /** The signed-in person as pages show them; the server still checks every action itself. */
 export interface Viewer {

@@ -2,11 +2,10 @@
 
 import { useQueries } from "@tanstack/react-query";
 import Link from "next/link";
-import { runViewQueryOptions } from "@/lib/queries/run-queries";
-import { isTerminalStatus } from "@/lib/run-view/is-terminal-status";
-import { countWastedCompletions } from "@/lib/runtime/plan-legacy";
-import { sumUsage } from "@/lib/runtime/view/run-report";
-import type { RunView } from "@/lib/runtime/view/run-view";
+import { runViewQueryOptions } from "@/lib/queries/query-options";
+import type { RunView } from "@/lib/runtime/browser";
+import { countWastedCompletions, sumUsage } from "@/lib/runtime/browser";
+import { isTerminalStatus } from "@/lib/runtime/run/is-terminal-status";
 import { StatusBadge } from "../ui/status-badge";
 
 /** How often an unfinished run is read again while the page is open. */

@@ -1,6 +1,6 @@
 import { MutationObserver, QueryClient, QueryObserver } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
-import { queryKeys } from "@/lib/queries/run-queries";
+import { queryKeys } from "@/lib/queries/query-options";
 import { decideTurnMutationOptions, type SendDecision } from "./decide-turn-mutation";
 
 const RUN_ID = "00000000-0000-4000-8000-000000000001";

@@ -1,7 +1,7 @@
 import type { MutationOptions, QueryClient } from "@tanstack/react-query";
-import type { ActionResult } from "@/lib/http/action-result";
-import { queryKeys } from "@/lib/queries/run-queries";
-import type { DecisionResult } from "@/lib/runtime";
+import { queryKeys } from "@/lib/queries/query-options";
+import type { DecisionResult, GrantRequest } from "@/lib/runtime/browser";
+import type { ActionResult } from "@/lib/wire/action-result";
 
 export interface DecideInput {
   approve: boolean;
@@ -14,6 +14,8 @@ export interface DecideInput {
   scope?: "gate" | "turn";
   /** Approvals only: later calls of the barrier's tool in this run need no approval. */
   alwaysAllow?: boolean;
+  /** Approvals only: a scoped grant of the barrier's tool (docs/policies.md#grants). */
+  grant?: GrantRequest;
 }
 
 /** What the browser sends: the decide-turn server action, or a stand-in in tests. */
@@ -40,6 +42,8 @@ export function decideTurnMutationOptions(
     // The inbox needs nothing: its stream sends a new snapshot after every change.
     onSettled: () => {
       refreshRunView(queryClient, runId);
+      // An approval may have given a grant (docs/policies.md#grants).
+      void queryClient.invalidateQueries({ queryKey: queryKeys.grants() });
     },
     onSuccess: (result, input) => {
       if (result.ok) options.onDecided?.(input);

@@ -1,6 +1,9 @@
-import type { ActionError } from "@/lib/http/action-result";
+import type { ActionError } from "@/lib/wire/action-result";
 
-/** What a person should understand from a refused decision or cancellation (SPEC §5 outcomes). */
+/**
+ * What a person should understand from a refused decision or cancellation
+ * (docs/decisions.md#what-happens-to-a-decision-in-order).
+ */
 export function describeActionError(error: ActionError): {
   title: string;
   detail: string;
@@ -19,6 +22,12 @@ export function describeActionError(error: ActionError): {
         detail: "This run is no longer waiting: it was already decided, cancelled, or it finished.",
         canRetry: false,
       };
+    case "run_active":
+      return {
+        title: "The run is still going",
+        detail: `${error.message} Cancel it first, or wait until it ends.`,
+        canRetry: false,
+      };
     case "not_auditable":
       return {
         title: "Your approval could not be recorded",
@@ -31,6 +40,15 @@ export function describeActionError(error: ActionError): {
         detail: `It cannot be resumed from here; an operator needs to inspect it. (${error.message})`,
         canRetry: false,
       };
+    case "already_approved":
+      return {
+        title: "You have already approved this turn",
+        detail: `${error.message} It runs once enough other people approve it.`,
+        canRetry: false,
+      };
+    case "not_rule_approver":
+      // The message names the policy rule and who it lets decide (docs/policies.md#who-may-decide).
+      return { title: "Not yours to decide", detail: error.message, canRetry: false };
     case "invalid_request":
     case "forbidden":
     case "payload_too_large":

@@ -1,4 +1,4 @@
-import type { PendingTurn, ShownToolDefinition } from "@/lib/runtime";
+import type { PendingTurn, ShownToolDefinition } from "@/lib/runtime/browser";
 import { JsonBlock } from "../ui/json-block";
 
 /**

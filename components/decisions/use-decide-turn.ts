@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { decideTurnAction } from "@/app/actions/decide-turn";
-import type { ActionError } from "@/lib/http/action-result";
+import type { ActionError } from "@/lib/wire/action-result";
 import { type DecideInput, decideTurnMutationOptions } from "./decide-turn-mutation";
 
 export type { DecideInput } from "./decide-turn-mutation";

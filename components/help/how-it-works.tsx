@@ -1,4 +1,4 @@
-import type { RunView } from "@/lib/runtime/view/run-view";
+import type { RunView } from "@/lib/runtime/browser";
 import { HOW_IT_WORKS } from "./how-it-works-text";
 
 /** One step's numbers in the panel's words. */

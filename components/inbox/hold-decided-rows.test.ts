@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { InboxItem } from "@/lib/queries/inbox-item";
+import type { InboxItem } from "@/lib/wire/inbox-item";
 import { describeOutcome, holdDecidedRows } from "./hold-decided-rows";
 
 const item = (runId: string, gates: number[] = [0], stepIndex = 0): InboxItem => ({
@@ -89,6 +89,30 @@ describe("a decided inbox row stays where it was for a moment", () => {
     );
     expect(describeOutcome({ approve: false }, item("b"), undefined)).toBe(
       "Denied: the model gets your reply",
+    );
+  });
+
+  it("says an approval toward a quorum it does not meet leaves the run waiting for the others", () => {
+    const quorumOf = (approvals: string[]): InboxItem => {
+      const base = item("q");
+      if (!base.pending) throw new Error("the item waits");
+      return {
+        ...base,
+        pending: {
+          ...base.pending,
+          quorum: 3,
+          approvals: approvals.map((actor) => ({ actor, actorId: null, decisionId: `d-${actor}` })),
+        },
+      };
+    };
+    expect(describeOutcome({ approve: true }, quorumOf([]), undefined)).toBe(
+      "Approved: 1 of 3 approvals, waiting for 2 more",
+    );
+    expect(describeOutcome({ approve: true }, quorumOf(["Ana"]), undefined)).toBe(
+      "Approved: 2 of 3 approvals, waiting for 1 more",
+    );
+    expect(describeOutcome({ approve: true }, quorumOf(["Ana", "Bo"]), undefined)).toBe(
+      "Approved: the run goes on",
     );
   });
 });

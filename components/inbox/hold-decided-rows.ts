@@ -1,4 +1,4 @@
-import type { InboxItem } from "@/lib/queries/inbox-item";
+import type { InboxItem } from "@/lib/wire/inbox-item";
 
 /**
  * A row decided from this page: where it was and what it showed when the
@@ -62,6 +62,12 @@ export function describeOutcome(
   current: InboxItem | undefined,
 ): string {
   if (!decided.approve) return "Denied: the model gets your reply";
+  // A turn that needs several approvers goes on waiting until enough have approved (docs/policies.md#quorum).
+  const quorum = item.pending?.quorum ?? 1;
+  const counted = (item.pending?.approvals?.length ?? 0) + 1;
+  if (counted < quorum) {
+    return `Approved: ${counted} of ${quorum} approvals, waiting for ${quorum - counted} more`;
+  }
   const gates = item.pending?.gates ?? [];
   if (decided.scope === "turn" || gates.length <= 1) {
     return current ? "Approved: now waiting on its next turn" : "Approved: the run goes on";

@@ -1,7 +1,7 @@
 "use client";
 
 import { type FormEvent, useId } from "react";
-import type { InboxFilterParams } from "@/lib/queries/inbox-item";
+import type { InboxFilterParams } from "@/lib/wire/inbox-item";
 
 /**
  * Narrows the inbox: a search (name or id), the tool waiting, who started the
@@ -19,9 +19,16 @@ export function InboxFilters({
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const text = (name: string) => String(form.get(name) ?? "").trim() || undefined;
-    onChange({ q: text("q"), tool: text("tool"), startedBy: text("startedBy"), order: filter.order });
+    const archived = text("archived");
+    onChange({
+      q: text("q"),
+      tool: text("tool"),
+      startedBy: text("startedBy"),
+      order: filter.order,
+      archived: archived === "include" || archived === "only" ? archived : undefined,
+    });
   }
-  const hasFilters = Boolean(filter.q || filter.tool || filter.startedBy);
+  const hasFilters = Boolean(filter.q || filter.tool || filter.startedBy || filter.archived);
   return (
     <form className="list-filters" aria-label="Filter waiting runs" onSubmit={submit}>
       <label>
@@ -35,6 +42,14 @@ export function InboxFilters({
       <label>
         Started by
         <input type="search" name="startedBy" defaultValue={filter.startedBy ?? ""} placeholder="Anyone" />
+      </label>
+      <label>
+        Archived
+        <select name="archived" defaultValue={filter.archived ?? ""}>
+          <option value="">Hidden</option>
+          <option value="include">Shown too</option>
+          <option value="only">Only archived</option>
+        </select>
       </label>
       <button type="submit">Filter</button>
       {hasFilters && (

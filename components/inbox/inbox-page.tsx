@@ -3,13 +3,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { fetchJson } from "@/lib/queries/fetch-json";
+import { inboxQueryOptions } from "@/lib/queries/query-options";
 import {
   type InboxFilterParams,
   type InboxItem,
   type InboxPage as InboxPageData,
   inboxSearchParams,
-} from "@/lib/queries/inbox-item";
-import { inboxQueryOptions } from "@/lib/queries/run-queries";
+} from "@/lib/wire/inbox-item";
 import { useNow } from "../ui/use-now";
 import { type HeldRow, holdDecidedRows } from "./hold-decided-rows";
 import { InboxFilters } from "./inbox-filters";

@@ -2,15 +2,17 @@
 
 import Link from "next/link";
 import { type KeyboardEvent, useRef, useState } from "react";
-import type { InboxItem } from "@/lib/queries/inbox-item";
+import type { InboxItem } from "@/lib/wire/inbox-item";
 import { useCan } from "../auth/viewer-context";
 import { DenyForm } from "../decisions/deny-form";
-import { describeActionError } from "../decisions/describe-action-error";
 import { ExpiryCountdown } from "../decisions/expiry-countdown";
 import { FileChangePreview } from "../decisions/file-change-preview";
+import { needsSeveralApprovers, QuorumProgress } from "../decisions/quorum-progress";
+import { RefusalAlert } from "../decisions/refusal-alert";
 import { BoundDefinition, shownDefinitionOf } from "../decisions/shown-tool-definition";
 import { type DecideInput, useDecideTurn } from "../decisions/use-decide-turn";
 import { formatDuration } from "../ui/format-duration";
+import { Timestamp } from "../ui/timestamp";
 
 interface InboxRowProps {
   item: InboxItem;
@@ -58,8 +60,6 @@ export function InboxRow({
   const row = useRef<HTMLLIElement | null>(null);
   const pending = item.pending;
   const waited = item.waitingSince ? formatDuration(now - Date.parse(item.waitingSince)) : "—";
-  const explained = refusal ? describeActionError(refusal) : null;
-  const retry = explained?.canRetry && lastInput?.turnDigest === pending?.turnDigest ? lastInput : undefined;
 
   const gates = pending ? (pending.gates ?? [pending.calls[0]?.batchIndex ?? 0]) : [];
   function approve(scope: "gate" | "turn" = "gate") {
@@ -68,7 +68,8 @@ export function InboxRow({
         approve: true,
         turnDigest: pending.turnDigest,
         ...(scope === "turn" ? { scope } : {}),
-        ...(alwaysAllow ? { alwaysAllow } : {}),
+        // The inbox gives the simplest grant, for this run; the run page's form says more (docs/policies.md#grants).
+        ...(alwaysAllow ? { grant: { scope: "run" as const } } : {}),
       });
   }
   // The reason field goes away: focus returns to the row, so the keys keep working.
@@ -106,7 +107,7 @@ export function InboxRow({
       <div className="inbox-row-head">
         <Link href={`/runs/${item.runId}`}>{item.name}</Link>
         <span className="muted">
-          waiting <time dateTime={item.waitingSince ?? undefined}>{waited}</time>
+          waiting {item.waitingSince ? <Timestamp at={item.waitingSince}>{waited}</Timestamp> : waited}
         </span>
       </div>
       {/* Same-named runs differ here: which run, which step, which gate, whose. */}
@@ -130,6 +131,7 @@ export function InboxRow({
         </p>
       )}
       {pending?.expiresAt && <ExpiryCountdown expiresAt={pending.expiresAt} isExpiring={false} />}
+      {pending && <QuorumProgress pending={pending} />}
       {pending ? (
         <ol className="inbox-calls" aria-label="Pending calls">
           {pending.calls.map((call) => {
@@ -154,16 +156,13 @@ export function InboxRow({
       ) : (
         <p className="alert">The saved state cannot be read: {item.unreadable}</p>
       )}
-      {explained && (
-        <p className="alert" role="alert">
-          <strong>{explained.title}.</strong> {explained.detail}
-          {retry && (
-            <button type="button" onClick={() => decide(retry)} disabled={isPending}>
-              Retry
-            </button>
-          )}
-        </p>
-      )}
+      <RefusalAlert
+        refusal={refusal}
+        lastInput={lastInput}
+        pendingDigest={pending?.turnDigest}
+        isPending={isPending}
+        onRetry={decide}
+      />
       {canDecide && (
         <div className="decision-actions">
           <button
@@ -174,12 +173,12 @@ export function InboxRow({
           >
             Approve
           </button>
-          {gates.length > 1 && (
+          {gates.length > 1 && pending && !needsSeveralApprovers(pending) && (
             <button type="button" disabled={isPending} onClick={() => approve("turn")}>
               Approve all {gates.length} gates
             </button>
           )}
-          {pending?.calls[0] && !pending.calls[0].toolFingerprint && (
+          {pending?.calls[0] && !needsSeveralApprovers(pending) && (
             <label className="checkbox">
               <input
                 type="checkbox"

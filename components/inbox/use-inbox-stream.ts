@@ -2,9 +2,9 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { applyInboxChanges, type InboxChanges } from "@/lib/queries/inbox-changes";
-import { type InboxFilterParams, type InboxPage, inboxSearchParams } from "@/lib/queries/inbox-item";
-import { queryKeys } from "@/lib/queries/run-queries";
+import { queryKeys } from "@/lib/queries/query-options";
+import { applyInboxChanges, type InboxChanges } from "@/lib/wire/inbox-changes";
+import { type InboxFilterParams, type InboxPage, inboxSearchParams } from "@/lib/wire/inbox-item";
 
 const MAX_RETRY_MS = 15_000;
 

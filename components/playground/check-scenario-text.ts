@@ -1,4 +1,4 @@
-import { type Scenario, validateScenario } from "@/lib/runtime";
+import { type Scenario, validateScenario } from "@/lib/runtime/browser";
 import {
   findConfigurationIssues,
   type ServerConfiguration,

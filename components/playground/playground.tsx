@@ -5,11 +5,18 @@ import { useRouter } from "next/navigation";
 import { useId, useMemo, useRef, useState } from "react";
 import { startComparisonAction } from "@/app/actions/start-comparison";
 import { startRunAction } from "@/app/actions/start-run";
-import { buildPreamble, createToolRegistry, DEFAULT_LIMITS, type Limits, type Scenario } from "@/lib/runtime";
+import {
+  buildPreamble,
+  createToolRegistry,
+  DEFAULT_LIMITS,
+  type Limits,
+  type Scenario,
+} from "@/lib/runtime/browser";
 import type { ServerConfiguration } from "@/lib/scenarios/check-scenario-configuration";
 import { findPreset, SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { useCan } from "../auth/viewer-context";
 import { HowItWorks } from "../help/how-it-works";
+import { ConfirmDialog } from "../ui/confirm-dialog";
 import { type EditorProblem, JsonEditor, type JsonEditorHandle } from "../ui/json-editor";
 import { checkScenarioText } from "./check-scenario-text";
 import { locateScenarioIssue } from "./locate-json-path";
@@ -36,6 +43,7 @@ const FROM_RUN_ID = "from-run";
 export function Playground({
   initialPresetId,
   initialScenario,
+  forkProblem,
   unknownPresetId,
   models,
   modelsProblem,
@@ -44,8 +52,18 @@ export function Playground({
   initialPresetId: string;
   /** The address asked for a preset that does not exist: the first one is shown, and the page says so. */
   unknownPresetId?: string;
-  /** A scenario to open instead of the preset (a run saved as a scenario), with what its replay cannot reproduce. */
-  initialScenario?: { scenario: unknown; notes: string[]; fromRunId: string };
+  /**
+   * A scenario to open instead of the preset (a run saved as a scenario, or a
+   * fork of one from a step), with what its replay cannot reproduce.
+   */
+  initialScenario?: {
+    scenario: unknown;
+    notes: string[];
+    fromRunId: string;
+    forkedFrom?: { runId: string; step: number };
+  };
+  /** Why the fork a link asked for could not be opened. */
+  forkProblem?: string;
   models: ModelChoice[];
   modelsProblem: string | null;
   /** What this server configured: a scenario naming anything else is refused before it is sent. */
@@ -84,8 +102,14 @@ export function Playground({
   const issuesId = useId();
   const startReasonId = useId();
   const preset = findPreset(presetId);
+  const forkedFrom = initialScenario?.forkedFrom;
   const start = useMutation({
-    mutationFn: () => startRunAction({ scenarioText: text }),
+    mutationFn: () =>
+      startRunAction({
+        scenarioText: text,
+        // Still the fork until another preset replaces it: the new run records where it came from.
+        ...(forkedFrom && presetId === FROM_RUN_ID ? { forkedFrom } : {}),
+      }),
     onSuccess: (result) => {
       if (result.ok) router.push(`/runs/${result.data.runId}`);
     },
@@ -101,8 +125,15 @@ export function Playground({
   const compareRefusal = compare.data && !compare.data.ok ? compare.data.error : null;
   const isStarting = start.isPending || (start.data?.ok ?? false);
 
+  // A preset asked for over edited text waits for the person's answer in the dialog below.
+  const [pendingPresetId, setPendingPresetId] = useState<string | null>(null);
+
   function choosePreset(id: string) {
-    if (text !== textOf(presetId) && !window.confirm("Replace your edits with the preset?")) return;
+    if (text !== textOf(presetId)) setPendingPresetId(id);
+    else applyPreset(id);
+  }
+
+  function applyPreset(id: string) {
     setPresetId(id);
     setText(textOf(id));
     // The address names the preset, so a reload or a shared link opens the same one.
@@ -128,6 +159,19 @@ export function Playground({
       <aside className="panel playground-controls" aria-label="Run setup">
         <h1>Playground</h1>
         <label htmlFor="preset">Preset</label>
+        <ConfirmDialog
+          isOpen={pendingPresetId !== null}
+          title="Replace your edits?"
+          confirmLabel="Replace with the preset"
+          cancelLabel="Keep my edits"
+          onConfirm={() => pendingPresetId !== null && applyPreset(pendingPresetId)}
+          onClose={() => setPendingPresetId(null)}
+        >
+          <p>
+            The scenario was edited. Loading “{findPreset(pendingPresetId ?? "")?.title ?? pendingPresetId}”
+            replaces the text with the preset's; your edits are not kept.
+          </p>
+        </ConfirmDialog>
         <select id="preset" value={presetId} onChange={(event) => choosePreset(event.target.value)}>
           {["Example scenarios", "Planning rules"].map((group) => (
             <optgroup key={group} label={group}>
@@ -143,7 +187,7 @@ export function Playground({
           </optgroup>
           {initialScenario && (
             <option value={FROM_RUN_ID} disabled>
-              A saved run (replay)
+              {forkedFrom ? `A fork of a saved run (step ${forkedFrom.step})` : "A saved run (replay)"}
             </option>
           )}
         </select>
@@ -153,11 +197,27 @@ export function Playground({
             instead. Choose another above.
           </p>
         )}
+        {forkProblem && (
+          <p className="alert" role="alert">
+            <strong>The fork could not be opened.</strong> {forkProblem}
+          </p>
+        )}
         {initialScenario && (
           <div className="notice" role="status">
-            Opened from run{" "}
-            <a href={`/runs/${initialScenario.fromRunId}`}>{initialScenario.fromRunId.slice(0, 8)}</a> as a
-            scripted scenario that replays it.
+            {forkedFrom ? (
+              <>
+                Forked from run{" "}
+                <a href={`/runs/${initialScenario.fromRunId}`}>{initialScenario.fromRunId.slice(0, 8)}</a> at
+                step {forkedFrom.step}. Edit it (a limit, a turn, a prompt) and start it; the new run records
+                where it came from.
+              </>
+            ) : (
+              <>
+                Opened from run{" "}
+                <a href={`/runs/${initialScenario.fromRunId}`}>{initialScenario.fromRunId.slice(0, 8)}</a> as
+                a scripted scenario that replays it.
+              </>
+            )}
             {initialScenario.notes.length > 0 && (
               <ul>
                 {initialScenario.notes.map((note) => (

@@ -1,4 +1,4 @@
-import type { RunView } from "@/lib/runtime/view/run-view";
+import type { RunView } from "@/lib/runtime/browser";
 
 /** What the run page says of the agent that drives a run from elsewhere (docs/agent-api.md). */
 export interface AgentSummary {

@@ -1,23 +1,25 @@
 "use client";
 
 import { useId, useState } from "react";
-import type { PendingTurnView, RunView } from "@/lib/runtime/view/run-view";
+import type { PendingTurnView, RunView } from "@/lib/runtime/browser";
+import { describeEscalationGroup } from "@/lib/wire/describe-escalation-group";
 import { useCan } from "../auth/viewer-context";
 import { DenyForm } from "../decisions/deny-form";
-import { describeActionError } from "../decisions/describe-action-error";
 import { EditArguments } from "../decisions/edit-arguments";
 import { ExpiryCountdown } from "../decisions/expiry-countdown";
 import { FileChangePreview } from "../decisions/file-change-preview";
+import { EMPTY_GRANT_DRAFT, type GrantDraft, GrantForm, toGrantRequest } from "../decisions/grant-form";
+import { needsSeveralApprovers, QuorumProgress } from "../decisions/quorum-progress";
+import { RefusalAlert } from "../decisions/refusal-alert";
 import { BoundDefinition, shownDefinitionOf } from "../decisions/shown-tool-definition";
 import { type DecideInput, useDecideTurn } from "../decisions/use-decide-turn";
 import { JsonBlock } from "../ui/json-block";
 
 /**
- * The pending turn and its decision (SPEC §5): what will run if approved, the
- * digest the decision is bound to, and every refusal in plain words. Besides
- * approve and deny-with-a-reply: edit the barrier's arguments, then approve;
- * approve every gate of the turn at once; always allow the barrier's tool for
- * the rest of the run.
+ * The pending turn and its decision (docs/decisions.md#what-happens-to-a-decision-in-order): what will
+ * run if approved, the digest the decision is bound to, and every refusal in plain words. Besides
+ * approve and deny-with-a-reply: edit the barrier's arguments, then approve; approve every gate of the
+ * turn at once; give a scoped grant of the barrier's tool (docs/policies.md#grants).
  */
 export function ApprovalPanel({ view }: { view: RunView }) {
   const { decide, isPending, refusal, lastInput, reset } = useDecideTurn(view.runId);
@@ -25,23 +27,17 @@ export function ApprovalPanel({ view }: { view: RunView }) {
   const canDecide = useCan("approver");
   const pending = view.pending;
   if (!pending && !refusal) return null;
-  const explained = refusal ? describeActionError(refusal) : null;
-  // A retry resends the same decision, so only while that turn is still the one pending.
-  const retry = explained?.canRetry && lastInput?.turnDigest === pending?.turnDigest ? lastInput : undefined;
 
   return (
     <section className="panel approval-panel" aria-labelledby={headingId}>
       <h2 id={headingId}>{pending ? "Approval needed" : "Decision"}</h2>
-      {explained && (
-        <div className="alert" role="alert" data-code={refusal?.code}>
-          <strong>{explained.title}.</strong> {explained.detail}
-          {retry && (
-            <button type="button" onClick={() => decide(retry)} disabled={isPending}>
-              Retry
-            </button>
-          )}
-        </div>
-      )}
+      <RefusalAlert
+        refusal={refusal}
+        lastInput={lastInput}
+        pendingDigest={pending?.turnDigest}
+        isPending={isPending}
+        onRetry={decide}
+      />
       {pending && (
         <>
           <p className="muted">
@@ -54,6 +50,18 @@ export function ApprovalPanel({ view }: { view: RunView }) {
           {pending.expiresAt && (
             <ExpiryCountdown expiresAt={pending.expiresAt} isExpiring={pending.isExpiring} />
           )}
+          {pending.escalations.length > 0 && (
+            <ul className="muted" aria-label="Escalations">
+              {pending.escalations.map((escalation) => (
+                <li key={escalation.seq}>
+                  Escalated (step {escalation.step} of {escalation.steps}, after {escalation.afterMinutes}{" "}
+                  min) to {describeEscalationGroup(escalation.to)} through “{escalation.channel}” at{" "}
+                  <time dateTime={escalation.at}>{new Date(escalation.at).toLocaleTimeString()}</time>.
+                </li>
+              ))}
+            </ul>
+          )}
+          <QuorumProgress pending={pending} />
           <dl className="digest">
             <dt>Turn digest</dt>
             <dd>
@@ -67,6 +75,7 @@ export function ApprovalPanel({ view }: { view: RunView }) {
               key={pending.turnDigest}
               runId={view.runId}
               pending={pending}
+              isPolicyGated={isPolicyGated(view, pending)}
               isPending={isPending}
               decide={(input) => {
                 reset();
@@ -118,38 +127,40 @@ function PendingCalls({ runId, pending }: { runId: string; pending: PendingTurnV
 function DecisionForm({
   runId,
   pending,
+  isPolicyGated,
   isPending,
   decide,
 }: {
   runId: string;
   pending: PendingTurnView;
+  /** A policy rule gated the barrier: it stays the rule's, and no grant is offered. */
+  isPolicyGated: boolean;
   isPending: boolean;
   decide(input: DecideInput): void;
 }) {
   const [isEditing, setIsEditing] = useState(false);
-  const [alwaysAllow, setAlwaysAllow] = useState(false);
+  const [grant, setGrant] = useState<GrantDraft>(EMPTY_GRANT_DRAFT);
   const barrier = pending.calls[0];
   if (!barrier) return null;
+  const grantRequest = toGrantRequest(grant);
   const approve = (variant: Pick<DecideInput, "editedArguments" | "scope"> = {}) =>
     decide({
       approve: true,
       turnDigest: pending.turnDigest,
       ...variant,
-      ...(alwaysAllow ? { alwaysAllow } : {}),
+      ...(grantRequest ? { grant: grantRequest } : {}),
     });
 
   return (
     <div className="decision-form">
-      {/* An MCP server can change its tool at any time: each of its calls is approved against the definition shown. */}
-      {!barrier.toolFingerprint && (
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            checked={alwaysAllow}
-            onChange={(event) => setAlwaysAllow(event.target.checked)}
-          />
-          Always allow {barrier.name} for the rest of this run
-        </label>
+      {/* A call a policy rule decided stays the rule's, and a turn that needs several approvers grants nothing. */}
+      {!isPolicyGated && !needsSeveralApprovers(pending) && (
+        <GrantForm
+          toolName={barrier.name}
+          isBoundToDefinition={Boolean(barrier.toolFingerprint)}
+          draft={grant}
+          onChange={setGrant}
+        />
       )}
       {isEditing ? (
         <EditArguments
@@ -176,7 +187,7 @@ function DecisionForm({
             <button type="button" className="primary" disabled={isPending} onClick={() => approve()}>
               Approve
             </button>
-            {pending.gates.length > 1 && (
+            {pending.gates.length > 1 && !needsSeveralApprovers(pending) && (
               <button type="button" disabled={isPending} onClick={() => approve({ scope: "turn" })}>
                 Approve all {pending.gates.length} gates in this turn
               </button>
@@ -196,4 +207,11 @@ function DecisionForm({
       </div>
     </div>
   );
+}
+
+/** Whether a policy rule, not the tool's declaration, gated the barrier (docs/policies.md#grants). */
+function isPolicyGated(view: RunView, pending: PendingTurnView): boolean {
+  const barrier = pending.calls[0];
+  const step = view.steps.find((each) => each.index === pending.stepIndex);
+  return Boolean(step?.calls.find((call) => call.batchIndex === barrier?.batchIndex)?.policy);
 }

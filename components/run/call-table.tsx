@@ -1,6 +1,7 @@
-import type { CallView, PendingTurnView, StepView } from "@/lib/runtime/view/run-view";
+import type { CallView, PendingTurnView, StepView } from "@/lib/runtime/browser";
 import { describeCallState } from "../ui/describe-call-state";
 import { JsonBlock } from "../ui/json-block";
+import { callAnchorId } from "./call-anchor";
 
 /** Every call of a step in batch order: its live state, class, and its arguments and result on demand. */
 export function CallTable({ step, pending }: { step: StepView; pending: PendingTurnView | null }) {
@@ -18,7 +19,12 @@ export function CallTable({ step, pending }: { step: StepView; pending: PendingT
       </thead>
       <tbody>
         {step.calls.map((call) => (
-          <CallRow key={call.batchIndex} call={call} isAwaitingApproval={waitingAt === call.batchIndex} />
+          <CallRow
+            key={call.batchIndex}
+            anchorId={callAnchorId(step.index, call.batchIndex)}
+            call={call}
+            isAwaitingApproval={waitingAt === call.batchIndex}
+          />
         ))}
       </tbody>
     </table>
@@ -31,11 +37,23 @@ function formatCallDuration(startedAt: string, settledAt: string): string {
   return ms < 1_000 ? `${ms} ms` : `${(ms / 1_000).toFixed(1)} s`;
 }
 
-function CallRow({ call, isAwaitingApproval }: { call: CallView; isAwaitingApproval: boolean }) {
+function CallRow({
+  anchorId,
+  call,
+  isAwaitingApproval,
+}: {
+  anchorId: string;
+  call: CallView;
+  isAwaitingApproval: boolean;
+}) {
   const state = describeCallState(call, isAwaitingApproval);
   const problem = call.error;
   return (
-    <tr aria-label={`${call.name} call ${call.batchIndex}: ${state.text}`} data-state={call.status}>
+    <tr
+      id={anchorId}
+      aria-label={`${call.name} call ${call.batchIndex}: ${state.text}`}
+      data-state={call.status}
+    >
       <td className="numeric" data-label="#">
         {call.batchIndex}
       </td>

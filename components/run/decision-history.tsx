@@ -1,4 +1,4 @@
-import type { DecisionView } from "@/lib/runtime/view/run-view";
+import type { DecisionView } from "@/lib/runtime/browser";
 import { Timestamp } from "../ui/timestamp";
 
 /**

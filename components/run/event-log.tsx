@@ -1,4 +1,4 @@
-import type { RunView } from "@/lib/runtime/view/run-view";
+import type { RunView } from "@/lib/runtime/browser";
 import { JsonBlock } from "../ui/json-block";
 import { Timestamp } from "../ui/timestamp";
 

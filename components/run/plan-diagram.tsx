@@ -1,8 +1,8 @@
-import type { CallView, PendingTurnView, StepView } from "@/lib/runtime/view/run-view";
+import type { CallView, PendingTurnView, StepView } from "@/lib/runtime/browser";
 import { describeCallState } from "../ui/describe-call-state";
 
 /**
- * A step's plan as the runtime made it (SPEC §3): waves as columns of calls
+ * A step's plan as the runtime made it (docs/planning-rules.md): waves as columns of calls
  * dispatched together, barriers as single gated calls, in execution order.
  * Drawn from the plan alone, so it appears before anything has run.
  */

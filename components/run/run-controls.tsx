@@ -10,7 +10,7 @@ import { ConfirmDialog } from "../ui/confirm-dialog";
 
 /**
  * Cancel the current turn (the run goes on) or the whole run (it ends
- * CANCELLED, after a confirmation), SPEC §4. A finished run has nothing to
+ * CANCELLED, after a confirmation), docs/decisions.md#cancelling. A finished run has nothing to
  * cancel: no buttons.
  */
 export function RunControls({ runId, isActive }: { runId: string; isActive: boolean }) {

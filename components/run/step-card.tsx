@@ -1,9 +1,18 @@
-import type { PendingTurnView, StepView } from "@/lib/runtime/view/run-view";
+import type { PendingTurnView, StepView } from "@/lib/runtime/browser";
 import { CallTable } from "./call-table";
 import { PlanDiagram } from "./plan-diagram";
 
-/** One model step: what the model said, the plan it got, its calls and its metrics (SPEC §4). */
-export function StepCard({ step, pending }: { step: StepView; pending: PendingTurnView | null }) {
+/** One model step: what the model said, the plan it got, its calls and its metrics (docs/run-report.md). */
+export function StepCard({
+  step,
+  pending,
+  forkHref = null,
+}: {
+  step: StepView;
+  pending: PendingTurnView | null;
+  /** Where "Fork from here" opens the playground with this run forked from this step; null: not offered. */
+  forkHref?: string | null;
+}) {
   const headingId = `step-${step.index}-heading`;
   const { metrics, plan } = step;
   return (
@@ -12,6 +21,11 @@ export function StepCard({ step, pending }: { step: StepView; pending: PendingTu
         <h3 id={headingId}>Step {step.index + 1}</h3>
         <span className="tag">{plan.kind === "repair" ? "repair" : "execute"}</span>
         {!step.isFinished && <span className="muted">in progress</span>}
+        {forkHref && (
+          <a className="step-fork" href={forkHref}>
+            Fork from here<span className="visually-hidden"> (step {step.index + 1})</span>
+          </a>
+        )}
       </header>
       {step.text && <p className="model-text">{step.text}</p>}
       {plan.problems.length > 0 && (

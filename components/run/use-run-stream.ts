@@ -2,9 +2,17 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { queryKeys } from "@/lib/queries/run-queries";
-import { decodeRunEvent, type StoredRunEvent } from "@/lib/runtime/events/run-events";
-import { applyRunEvent, classifyEvent, type RunView } from "@/lib/runtime/view/run-view";
+import { queryKeys } from "@/lib/queries/query-options";
+import {
+  applyDraftMessage,
+  applyRunEvent,
+  classifyEvent,
+  type DraftMessage,
+  type DraftView,
+  decodeRunEvent,
+  type RunView,
+  type StoredRunEvent,
+} from "@/lib/runtime/browser";
 
 export type StreamState = "connecting" | "live" | "reconnecting" | "ended";
 
@@ -29,11 +37,13 @@ export function useRunStream(
   runId: string,
   isFinished: boolean,
   initialWorkerLost = false,
-): { state: StreamState; workerLost: boolean } {
+): { state: StreamState; workerLost: boolean; draft: DraftView | null } {
   const queryClient = useQueryClient();
   const [state, setState] = useState<StreamState>(isFinished ? "ended" : "connecting");
   // The server says when the run's worker is gone (its lease ran out); any new event means one drives it again.
   const [workerLost, setWorkerLost] = useState(initialWorkerLost);
+  // What a streaming model has generated of the next step so far (docs/transcript-and-fork.md#streamed-output).
+  const [draft, setDraft] = useState<DraftView | null>(null);
 
   useEffect(() => {
     if (isFinished) {
@@ -87,6 +97,14 @@ export function useRunStream(
           // A malformed hint changes nothing: the events are what the page trusts.
         }
       });
+      current.addEventListener("completion", (message) => {
+        try {
+          const delta = JSON.parse((message as MessageEvent<string>).data) as DraftMessage;
+          setDraft((shown) => applyDraftMessage(shown, delta));
+        } catch {
+          // A malformed draft changes nothing: the step's event is what the page trusts.
+        }
+      });
       // The server dropped this stream because the page fell too far behind (docs/streams.md): resume now.
       current.addEventListener("dropped", () => reopen(FIRST_RETRY_MS));
       current.addEventListener("end", () => {
@@ -97,6 +115,8 @@ export function useRunStream(
 
     const reopen = (delayMs: number) => {
       source?.close();
+      // The next stream starts with the whole draft, if there still is one.
+      setDraft(null);
       setState("reconnecting");
       clearTimeout(retryTimer);
       retryTimer = setTimeout(() => {
@@ -112,5 +132,5 @@ export function useRunStream(
     };
   }, [runId, isFinished, queryClient]);
 
-  return { state, workerLost: workerLost && !isFinished };
+  return { state, workerLost: workerLost && !isFinished, draft: isFinished ? null : draft };
 }

@@ -1,7 +1,7 @@
 import Link from "next/link";
-import { RUN_STATUSES } from "@/db/schema";
-import type { RunListQuery } from "@/lib/http/list-queries";
-import type { RunListPage } from "@/lib/server/list-runs";
+import { RUN_STATUSES } from "@/lib/runtime/run/run-types";
+import type { RunListPage } from "@/lib/server/lists/list-runs";
+import type { RunListQuery } from "@/lib/wire/list-filters";
 import { PageLinks } from "../ui/page-links";
 import { describeStatus, StatusBadge } from "../ui/status-badge";
 import { Timestamp } from "../ui/timestamp";
@@ -11,8 +11,8 @@ import { Timestamp } from "../ui/timestamp";
  * before any script loads, and the address keeps the filter), links page it.
  */
 export function RunsList({ page, query }: { page: RunListPage; query: RunListQuery }) {
-  const filters = { status: query.status, q: query.q };
-  const isFiltered = Boolean(query.status || query.q);
+  const filters = { status: query.status, q: query.q, archived: query.archived };
+  const isFiltered = Boolean(query.status || query.q || query.archived);
   return (
     <div className="list-page">
       <h1>Runs</h1>
@@ -29,6 +29,14 @@ export function RunsList({ page, query }: { page: RunListPage; query: RunListQue
           </select>
         </label>
         <label>
+          Archived
+          <select name="archived" defaultValue={query.archived ?? ""}>
+            <option value="">Hidden</option>
+            <option value="include">Shown too</option>
+            <option value="only">Only archived</option>
+          </select>
+        </label>
+        <label className="list-search">
           Search
           <input
             type="search"
@@ -66,6 +74,12 @@ export function RunsList({ page, query }: { page: RunListPage; query: RunListQue
                 <td data-label="Run">
                   <Link href={`/runs/${run.id}`}>{run.name}</Link>{" "}
                   <code className="muted run-id">{run.id.slice(0, 8)}</code>
+                  {run.archivedAt && (
+                    <>
+                      {" "}
+                      <span className="badge archived-badge">Archived</span>
+                    </>
+                  )}
                 </td>
                 <td data-label="Status">
                   <StatusBadge status={run.status} />

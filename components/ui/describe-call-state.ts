@@ -1,4 +1,4 @@
-import type { CallStatus } from "@/lib/runtime";
+import type { CallStatus } from "@/lib/runtime/browser";
 
 /** A call's state as a person reads it, and the key its badge is styled by. */
 export interface CallStateLabel {

@@ -7,3 +7,11 @@ export function formatDuration(milliseconds: number): string {
   const hours = Math.floor(minutes / 60);
   return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
 }
+
+/** A duration to the millisecond where that matters: "12 ms", "1.4 s", then as {@link formatDuration}. */
+export function formatSpan(milliseconds: number): string {
+  const ms = Math.max(0, Math.round(milliseconds));
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  return formatDuration(ms);
+}

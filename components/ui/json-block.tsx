@@ -1,7 +1,7 @@
 "use client";
 
 import { useMemo, useState } from "react";
-import { measureJsonDepth } from "@/lib/runtime";
+import { measureJsonDepth } from "@/lib/runtime/browser";
 
 /** Characters shown before "Show all": a page stays small however large the value. */
 const PREVIEW_CHARS = 4000;

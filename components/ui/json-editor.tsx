@@ -95,6 +95,7 @@ const theme = EditorView.theme({
  * underlined: the playground's scenario and a decision's edited arguments. Tab is not bound, so it
  * still moves focus and the page stays usable from the keyboard; the problems list below the
  * editor names each problem and jumps to it. `isCompact` sizes it to its text (up to a limit).
+ * `language: "text"` edits other text the same way, without JSON's highlighting (a policy's YAML).
  */
 export function JsonEditor({
   id,
@@ -105,6 +106,7 @@ export function JsonEditor({
   isInvalid,
   problems,
   isCompact = false,
+  language = "json",
   onEscape,
   ref,
 }: {
@@ -116,6 +118,7 @@ export function JsonEditor({
   isInvalid: boolean;
   problems: readonly EditorProblem[];
   isCompact?: boolean;
+  language?: "json" | "text";
   /** Escape in the editor (a form's "cancel"). */
   onEscape?(): void;
   ref?: Ref<JsonEditorHandle>;
@@ -127,6 +130,7 @@ export function JsonEditor({
   const latestOnEscape = useRef(onEscape);
   // Like the value, read once: a compact editor wraps long lines instead of scrolling sideways.
   const wrapsLines = useRef(isCompact);
+  const isJson = useRef(language === "json");
   const [view, setView] = useState<EditorView | null>(null);
 
   useEffect(() => {
@@ -148,7 +152,7 @@ export function JsonEditor({
           history(),
           bracketMatching(),
           highlightActiveLine(),
-          json(),
+          isJson.current ? json() : [],
           syntaxHighlighting(highlightStyle),
           keymap.of([
             // Escape is the page's (cancel an edit) only when the page asks for it; otherwise CodeMirror's.

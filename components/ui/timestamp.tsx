@@ -1,6 +1,6 @@
 "use client";
 
-import { useSyncExternalStore } from "react";
+import { type ReactNode, useSyncExternalStore } from "react";
 import { formatTimestamp } from "./format-timestamp";
 
 const subscribeToNothing = () => () => {};
@@ -11,7 +11,16 @@ const subscribeToNothing = () => () => {};
  * zone, so its HTML says UTC and the browser re-renders in its own zone right
  * after hydration (no mismatch, no guess).
  */
-export function Timestamp({ at, className }: { at: string; className?: string }) {
+export function Timestamp({
+  at,
+  className,
+  children,
+}: {
+  at: string;
+  className?: string;
+  /** Shown instead of the formatted time ("8 s" of a wait), the exact time still on hover. */
+  children?: ReactNode;
+}) {
   const isBrowser = useSyncExternalStore(
     subscribeToNothing,
     () => true,
@@ -20,7 +29,7 @@ export function Timestamp({ at, className }: { at: string; className?: string })
   const { text, exact } = formatTimestamp(at, isBrowser ? {} : { timeZone: "UTC", locale: "en-US" });
   return (
     <time dateTime={at} title={exact} className={className}>
-      {text}
+      {children ?? text}
     </time>
   );
 }

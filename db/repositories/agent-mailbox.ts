@@ -1,4 +1,4 @@
-import { and, asc, count, eq, lte, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, lte, sql } from "drizzle-orm";
 import {
   type AgentMailbox,
   type AgentRelease,
@@ -102,10 +102,18 @@ export function createAgentMailboxRepository(db: Db): AgentMailbox {
       return row !== undefined;
     },
     async renewLeases(runId, until) {
+      // A release another transaction holds is skipped, not waited for: it is being reported (closed)
+      // or renewed already. Waiting made concurrent reports of one wide batch deadlock, each renewing
+      // every release of the run while closing its own (npm run load found it: a 500 to the agent).
+      const locked = db
+        .select({ token: agentReleases.token })
+        .from(agentReleases)
+        .where(and(eq(agentReleases.runId, runId), eq(agentReleases.state, "released")))
+        .for("update", { skipLocked: true });
       const renewed = await db
         .update(agentReleases)
         .set({ leaseExpiresAt: sql`greatest(${agentReleases.leaseExpiresAt}, ${until}::timestamptz)` })
-        .where(and(eq(agentReleases.runId, runId), eq(agentReleases.state, "released")))
+        .where(and(inArray(agentReleases.token, locked), eq(agentReleases.state, "released")))
         .returning({ token: agentReleases.token });
       return renewed.length;
     },

@@ -1,5 +1,10 @@
 import { asc, eq, type SQL, sql } from "drizzle-orm";
-import { type ApprovalRecord, decodeApprovalKind, type StoredApproval } from "@/lib/runtime";
+import {
+  type ApprovalRecord,
+  decodeApprovalKind,
+  decodeDecisionVia,
+  type StoredApproval,
+} from "@/lib/runtime";
 import type { Db } from "../client";
 import { approvals } from "../schema";
 import { toStorableText } from "../storable-columns";
@@ -25,21 +30,27 @@ function auditRows(records: readonly ApprovalRecord[]) {
     arguments_digest: row.argumentsDigest,
     edited_arguments: row.editedArguments === null ? null : toStorableText(row.editedArguments),
     edited_digest: row.editedDigest,
+    policy_version: row.policyVersion ?? null,
+    policy_rule: row.policyRule ?? null,
+    via: row.via?.kind ?? null,
+    via_channel: row.via?.channel ?? null,
   }));
 }
 
 const AUDIT_COLUMNS =
   sql.raw(`run_id, turn_digest, approve, actor, actor_id, reason, decision_id, kind, granted_by,
-  scope, batch_index, call_id, tool_name, arguments, arguments_digest, edited_arguments, edited_digest`);
+  scope, batch_index, call_id, tool_name, arguments, arguments_digest, edited_arguments, edited_digest,
+  policy_version, policy_rule, via, via_channel`);
 const AUDIT_RECORD = sql.raw(`gate(run_id uuid, turn_digest text, approve boolean, actor text, actor_id text,
   reason text, decision_id uuid, kind text, granted_by uuid, scope text, batch_index int, call_id text,
-  tool_name text, arguments text, arguments_digest text, edited_arguments text, edited_digest text)`);
+  tool_name text, arguments text, arguments_digest text, edited_arguments text, edited_digest text,
+  policy_version int, policy_rule text, via text, via_channel text)`);
 
 /**
  * The CTE (`audited`) that appends audit rows in the statement that appends
  * events, only if those events are appended (it reads `inserted`): a
  * decision's rows with its `approval_decided`, `approval_expired` or
- * `approval_voided`; an
+ * `approval_voided` or `approval_counted`; an
  * automatic approval's row with its call's `call_started`.
  */
 export function auditInSameWrite(
@@ -48,7 +59,7 @@ export function auditInSameWrite(
 ): SQL {
   const matching =
     withEvent === "decision"
-      ? sql`inserted.type in ('approval_decided', 'approval_expired', 'approval_voided')`
+      ? sql`inserted.type in ('approval_decided', 'approval_expired', 'approval_voided', 'approval_counted')`
       : sql`inserted.type = 'call_started' and (inserted.payload->>'batchIndex')::int = gate.batch_index`;
   return sql`audited as (
     insert into approvals (${AUDIT_COLUMNS})
@@ -78,6 +89,10 @@ export async function readApprovals(db: Db, runId: string): Promise<StoredApprov
     argumentsDigest: row.argumentsDigest,
     editedArguments: row.editedArguments,
     editedDigest: row.editedDigest,
+    // Only a policy's automatic approval names a policy: other rows say nothing of one, as recorded.
+    ...(row.policyRule !== null ? { policyVersion: row.policyVersion, policyRule: row.policyRule } : {}),
+    // Only a decision through a link says how it came, as recorded.
+    ...(row.via !== null ? { via: decodeDecisionVia(row.via, row.viaChannel) } : {}),
     decidedAt: row.decidedAt.toISOString(),
   }));
 }

@@ -1,22 +1,9 @@
 import { and, desc, eq, ilike, lt, or, type SQL, sql } from "drizzle-orm";
+import type { AuditFilter, AuditOutcome } from "@/lib/wire/list-filters";
 import type { Db } from "../client";
-import { accountEvents, approvals, runs, user } from "../schema";
-import { NAME_HEAD_LENGTH } from "./run-queries";
+import { accountEvents, approvals, runChanges, runs, user } from "../schema";
+import { NAME_HEAD_LENGTH } from "./run-list-queries";
 import { containing, idStartsWith } from "./text-match";
-
-/** What a row of the audit records: a person's approval or denial, an expired wait, or a grant's automatic approval. */
-export type AuditOutcome = "approved" | "denied" | "expired" | "automatic" | "voided";
-
-/** Which audit rows to list. */
-export interface AuditFilter {
-  outcome?: AuditOutcome;
-  /** Part of the decider's name or email. */
-  actor?: string;
-  /** The gated tool's exact name. */
-  tool?: string;
-  /** Part of the run's name, or the start of its id. */
-  run?: string;
-}
 
 /**
  * The decider's e-mail: their account's, or, once they were removed, the one
@@ -25,6 +12,12 @@ export interface AuditFilter {
 const actorEmail = sql<
   string | null
 >`coalesce(${user.email}, (select ${accountEvents.subjectEmail} from ${accountEvents} where ${accountEvents.subjectId} = ${approvals.actorId} and ${accountEvents.kind} = 'user_removed' order by ${accountEvents.id} desc limit 1))`;
+
+/**
+ * The run's name: its row's, or, once the run was deleted, the one its
+ * deletion recorded (run_changes), so the audit still says which run it was.
+ */
+const runName = sql<string>`coalesce(${runs.name}, (select ${runChanges.runName} from ${runChanges} where ${runChanges.runId} = ${approvals.runId} and ${runChanges.kind} = 'deleted' order by ${runChanges.id} desc limit 1), '')`;
 
 /**
  * Audit rows newest first (by the append-only table's own id), before the row
@@ -37,7 +30,9 @@ export async function listAuditRows(db: Db, page: { limit: number; before?: numb
       id: approvals.id,
       decidedAt: approvals.decidedAt,
       runId: approvals.runId,
-      runName: runs.name,
+      runName,
+      /** The run was deleted: its page is gone, its decisions stay here (docs/housekeeping.md). */
+      runDeleted: sql<boolean>`${runs.id} is null`,
       kind: approvals.kind,
       approve: approvals.approve,
       scope: approvals.scope,
@@ -54,9 +49,12 @@ export async function listAuditRows(db: Db, page: { limit: number; before?: numb
       decisionId: approvals.decisionId,
       grantedBy: approvals.grantedBy,
       reason: approvals.reason,
+      /** `link` or `link_alone` when the decision came through a decision link; null otherwise. */
+      via: sql<"link" | "link_alone" | null>`${approvals.via}`,
+      viaChannel: approvals.viaChannel,
     })
     .from(approvals)
-    .innerJoin(runs, eq(runs.id, approvals.runId))
+    .leftJoin(runs, eq(runs.id, approvals.runId))
     .leftJoin(user, eq(user.id, approvals.actorId))
     .where(and(auditRowsMatching(page.filter ?? {}), page.before ? lt(approvals.id, page.before) : undefined))
     .orderBy(desc(approvals.id))
@@ -68,6 +66,7 @@ function outcomeOf(kind: string, approve: boolean): AuditOutcome {
   if (kind === "expiry") return "expired";
   if (kind === "automatic") return "automatic";
   if (kind === "voided") return "voided";
+  if (kind === "partial") return "counted";
   return approve ? "approved" : "denied";
 }
 
@@ -78,6 +77,7 @@ function auditRowsMatching(filter: AuditFilter): SQL | undefined {
     expired: eq(approvals.kind, "expiry"),
     automatic: eq(approvals.kind, "automatic"),
     voided: eq(approvals.kind, "voided"),
+    counted: eq(approvals.kind, "partial"),
   };
   return and(
     filter.outcome ? outcome[filter.outcome] : undefined,
@@ -86,7 +86,7 @@ function auditRowsMatching(filter: AuditFilter): SQL | undefined {
       : undefined,
     filter.tool ? eq(approvals.toolName, filter.tool) : undefined,
     filter.run
-      ? or(ilike(runs.name, containing(filter.run)), idStartsWith(approvals.runId, filter.run))
+      ? or(ilike(runName, containing(filter.run)), idStartsWith(approvals.runId, filter.run))
       : undefined,
   );
 }

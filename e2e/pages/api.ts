@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { type APIRequestContext, expect } from "@playwright/test";
-import type { RunView } from "../../lib/runtime/view/run-view";
+import type { RunView } from "../../lib/runtime/events/run-view";
 
 /** One of the shared example scenarios, as a user would POST it. */
 export function loadScenario(fileName: string): Record<string, unknown> {
   return JSON.parse(readFileSync(path.join(process.cwd(), "lib", "scenarios", fileName), "utf8"));
 }
 
-/** Starts a run over the HTTP API (SPEC §7) and returns its id. */
+/** Starts a run over the HTTP API (`POST /api/runs`) and returns its id. */
 export async function startRunOverApi(request: APIRequestContext, scenario: Record<string, unknown>) {
   const response = await request.post("/api/runs", { data: scenario });
   expect(response.status()).toBe(201);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { personNameSchema } from "@/lib/runtime";
-import { ROLES } from "@/lib/server/auth/roles";
+import { ROLES } from "@/lib/wire/roles";
 
 // What the admin page's server actions and the account routes (which the CLI uses with --server)
 // accept: one definition, so a user or token made either way obeys the same limits.

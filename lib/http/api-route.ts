@@ -1,14 +1,14 @@
 import "server-only";
 import type { z } from "zod";
-import type { RowCursor } from "@/db/repositories/run-queries";
 import { MAX_JSON_DEPTH, measureJsonDepth } from "@/lib/runtime";
 import type { Identity } from "@/lib/server/auth/identity";
-import type { Role } from "@/lib/server/auth/roles";
-import { getLogger } from "@/lib/server/logger";
-import { decodePageCursor } from "@/lib/server/page-cursor";
+import { decodePageCursor } from "@/lib/server/lists/page-cursor";
+import { getLogger } from "@/lib/server/ops/logger";
+import type { RowCursor } from "@/lib/wire/list-filters";
+import { queryObject } from "@/lib/wire/list-filters";
+import { RequestRefusal, validateInput } from "@/lib/wire/request-refusal";
+import type { Role } from "@/lib/wire/roles";
 import { errorHeaders, toErrorBody } from "./error-response";
-import { queryObject } from "./list-queries";
-import { RequestRefusal, validateInput } from "./refusal";
 import { readRequestId } from "./request-id";
 import { MAX_BODY_BYTES } from "./request-limits";
 import { requireIdentity } from "./require-identity";
@@ -69,7 +69,7 @@ export function handleRoute<Context = unknown>(
  * page on another site must not start runs or decide through a signed-in
  * person's browser. Clients that are not browsers send neither and pass.
  */
-function refuseCrossSite(request: Request): void {
+export function refuseCrossSite(request: Request): void {
   const site = request.headers.get("sec-fetch-site");
   const origin = request.headers.get("origin");
   const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");

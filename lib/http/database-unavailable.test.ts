@@ -15,7 +15,7 @@ vi.mock("@/lib/server/auth/identity", () => ({
     return lookups.answers.length > 0 ? lookups.answers.shift() : lookups.identity;
   },
 }));
-vi.mock("@/lib/server/check-database-health", () => ({
+vi.mock("@/lib/server/ops/check-database-health", () => ({
   checkDatabaseHealth: async () =>
     lookups.databaseUp ? { ok: true, database: "postgres" } : { ok: false, reason: "ECONNREFUSED" },
 }));

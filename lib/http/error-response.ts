@@ -1,27 +1,31 @@
 import "server-only";
-import { isTransientDatabaseError } from "@/db/database-errors";
 import {
   AgentProtocolError,
   DecisionRefusedError,
+  ForkStepOutOfRangeError,
   InvalidScenarioError,
   isStoreUnavailable,
+  NotRuleApproverError,
   type PendingTurn,
+  PolicyRefusedError,
   ToolServerUnavailableError,
   UnreadableStateError,
 } from "@/lib/runtime";
 import { AccountError } from "@/lib/server/auth/accounts";
-import { getLogger } from "@/lib/server/logger";
+import { isTransientDatabaseError } from "@/lib/server/database";
+import { getLogger } from "@/lib/server/ops/logger";
+import { RunHousekeepingError } from "@/lib/server/runs/run-housekeeping";
 import {
   DATABASE_RETRY_AFTER_SECONDS,
   ERROR_STATUS,
   type ErrorBody,
   type ErrorCode,
   statusForCode,
-} from "./error-table";
-import { RequestRefusal } from "./refusal";
+} from "@/lib/wire/error-table";
+import { RequestRefusal } from "@/lib/wire/request-refusal";
 
 /**
- * Maps any thrown value to a status and the SPEC §5 body. An unknown error is
+ * Maps any thrown value to a status and the one error body (error-table.ts). An unknown error is
  * logged with the request's id and never leaked: the body says only that
  * something went wrong, and which request id to quote.
  */
@@ -32,15 +36,25 @@ export function toErrorBody(error: unknown, requestId?: string): { status: numbe
   });
   // Thrown and caught within one request's own bundle, so its class is the one imported here.
   if (error instanceof RequestRefusal) return { status: error.status, body: error.body };
+  if (NotRuleApproverError.isInstance(error)) {
+    return make(error.code, error.message, error.pending, {
+      details: { rule: error.rule, policyVersion: error.policyVersion },
+    });
+  }
   if (DecisionRefusedError.isInstance(error) && isErrorCode(error.code)) {
     return make(error.code, error.message, error.pending);
   }
   if (AgentProtocolError.isInstance(error) && isErrorCode(error.code)) {
     return make(error.code, error.message, null, { details: error.details });
   }
+  if (PolicyRefusedError.isInstance(error)) {
+    return make("policy_refused", error.message, null, { details: { problems: error.problems } });
+  }
   if (UnreadableStateError.isInstance(error)) return make("unreadable_state", error.message);
   if (ToolServerUnavailableError.isInstance(error)) return make("tool_server_unavailable", error.message);
   if (AccountError.isInstance(error)) return make(error.code, error.message);
+  if (ForkStepOutOfRangeError.isInstance(error)) return make("invalid_request", error.message);
+  if (RunHousekeepingError.isInstance(error)) return make(error.code, error.message);
   if (InvalidScenarioError.isInstance(error)) {
     return make("invalid_request", error.message, null, { issues: error.issues });
   }

@@ -1,5 +1,5 @@
 import "server-only";
-import { RequestRefusal } from "./refusal";
+import { RequestRefusal } from "@/lib/wire/request-refusal";
 
 /**
  * Where an event stream resumes: the `Last-Event-ID` a reconnecting browser

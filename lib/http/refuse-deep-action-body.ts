@@ -1,13 +1,13 @@
 import { MAX_JSON_DEPTH, measureJsonDepth } from "@/lib/runtime/json-limits";
-import type { ErrorBody } from "./error-table";
+import type { ErrorBody } from "@/lib/wire/error-table";
 
 /**
  * React decodes a server action's arguments, recursively, before the action
- * (and `runAction`'s checks) runs: arguments nested 100,000 deep overflow its
+ * (and `serverAction`'s checks) runs: arguments nested 100,000 deep overflow its
  * stack, a RangeError and a 500 instead of the 400 every other deep body
  * gets. So the proxy measures an action's body first, without recursion.
  * The bound is looser than `MAX_JSON_DEPTH` (React wraps arguments in a few
- * levels of its own): anything deeper could never pass `runAction`, and
+ * levels of its own): anything deeper could never pass `serverAction`, and
  * anything shallower still gets its 400 there, naming the field.
  */
 export const MAX_ACTION_BODY_DEPTH = 2 * MAX_JSON_DEPTH;

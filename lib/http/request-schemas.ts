@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { grantRequestSchema } from "@/lib/runtime/grants/tool-grant";
 import { ownRecordSchema } from "@/lib/runtime/own-record-schema";
 
 /**
@@ -17,8 +18,13 @@ export const decisionRequestSchema = z
     editedArguments: ownRecordSchema(z.unknown()).nullable().optional(),
     /** Approvals only: `turn` approves every gate of the pending turn, in order. */
     scope: z.enum(["gate", "turn"]).optional(),
-    /** Approvals only: later calls of the barrier's tool in this run need no approval. */
+    /** Approvals only: later calls of the barrier's tool in this run need no approval (kept for older clients; `grant` says more). */
     alwaysAllow: z.boolean().optional(),
+    /**
+     * Approvals only: a scoped grant of the barrier's tool (docs/policies.md#grants): `scope`
+     * (run, agent, user, everyone), an optional CEL `condition`, `expiresInSeconds`, `maxUses`.
+     */
+    grant: grantRequestSchema.nullable().optional(),
     actor: z.never({ error: "who decides is taken from your sign-in or API token; remove actor" }).optional(),
   })
   .strict();

@@ -1,9 +1,9 @@
 import "server-only";
 import { StoreUnavailableError } from "@/lib/runtime";
 import { type Identity, readIdentity } from "@/lib/server/auth/identity";
-import { hasRole, ROLE_ABILITIES, type Role } from "@/lib/server/auth/roles";
-import { checkDatabaseHealth } from "@/lib/server/check-database-health";
-import { RequestRefusal } from "./refusal";
+import { checkDatabaseHealth } from "@/lib/server/ops/check-database-health";
+import { RequestRefusal } from "@/lib/wire/request-refusal";
+import { hasRole, ROLE_ABILITIES, type Role } from "@/lib/wire/roles";
 
 /**
  * The identity behind a request, holding at least `role`: 401

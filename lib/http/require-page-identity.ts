@@ -2,10 +2,10 @@ import "server-only";
 import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
-import { getDatabase } from "@/db/client";
 import { countUsers } from "@/lib/server/auth/accounts";
 import type { Identity } from "@/lib/server/auth/identity";
-import { hasRole, type Role } from "@/lib/server/auth/roles";
+import { getDatabase } from "@/lib/server/database";
+import { hasRole, type Role } from "@/lib/wire/roles";
 import { lookUpIdentity } from "./require-identity";
 
 /**

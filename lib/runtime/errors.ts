@@ -1,7 +1,7 @@
 /**
  * Errors of the runtime. Each failure is a class with a stable `code` and
  * structured fields; none of them knows about HTTP (the mapping from `code` to
- * a status lives outside the runtime, SPEC §5).
+ * a status lives outside the runtime, lib/http/error-table.ts).
  */
 
 /**
@@ -112,6 +112,21 @@ export class InvalidPlanInputError extends RuntimeError {
 
   constructor(message: string) {
     super("invalid_plan_input", message);
+  }
+}
+
+/** A policy document refused at publish or backtest (docs/policies.md#checked-like-code): every problem, each with its line. */
+export class PolicyRefusedError extends RuntimeError {
+  static override readonly brand: string = "PolicyRefusedError";
+  declare readonly code: "policy_refused";
+  readonly problems: ReadonlyArray<{ line: number; path: string; message: string }>;
+
+  constructor(problems: ReadonlyArray<{ line: number; path: string; message: string }>) {
+    super(
+      "policy_refused",
+      `The policy was refused:\n${problems.map((problem) => `- line ${problem.line}: ${problem.path ? `${problem.path} ` : ""}${problem.message}`).join("\n")}`,
+    );
+    this.problems = problems;
   }
 }
 

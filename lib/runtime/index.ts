@@ -4,9 +4,19 @@
  * Test doubles of the ports are in "lib/runtime/testing".
  */
 
-// Validation messages in plain words for every schema (zod's global error map).
-import "./validation-messages";
+import { installValidationMessages } from "./validation-messages";
 
+// Validation messages in plain words for every schema (zod's global error map), wherever the
+// server loads the runtime. The browser's entry (browser.ts) has no such side effect.
+installValidationMessages();
+
+export type {
+  AgentIdentity,
+  AgentNext,
+  CallOutcomeView,
+  ReleaseView,
+  TurnOutcome,
+} from "./agent/agent-answer";
 // Agents that run outside the playground (docs/agent-api.md).
 export { AgentProtocolError, type AgentProtocolErrorCode } from "./agent/agent-errors";
 export {
@@ -19,16 +29,7 @@ export {
   RELEASE_STATES,
   type ReleaseState,
 } from "./agent/agent-mailbox";
-export {
-  type AgentIdentity,
-  type AgentNext,
-  type AgentProtocol,
-  type CallOutcomeView,
-  createAgentProtocol,
-  digestTurn,
-  type ReleaseView,
-  type TurnOutcome,
-} from "./agent/agent-protocol";
+export { type AgentProtocol, createAgentProtocol } from "./agent/agent-protocol";
 export {
   type AgentReportInput,
   type AgentTurnInput,
@@ -41,28 +42,27 @@ export {
   type OpenAgentRunInput,
   openAgentRunInputSchema,
 } from "./agent/agent-schemas";
+export { digestTurn } from "./agent/check-agent-turn";
 
 // Running: model port, run loop, persisted state, the coordinator.
 export { startCancelRun } from "./coordinator/cancel-run";
 export type { CoordinatorDependencies } from "./coordinator/coordinator-dependencies";
+export { startDecision } from "./coordinator/decide";
+export type { Decision, DecisionOutcome, DecisionResult, StartedDecision } from "./coordinator/decision";
 export {
-  type Decision,
-  type DecisionResult,
-  type StartedDecision,
-  startDecision,
-} from "./coordinator/decide";
-export {
+  AlreadyApprovedError,
   DecisionRefusedError,
   NotAuditableError,
+  NotRuleApproverError,
   NotWaitingError,
   RunNotFoundError,
   SelfApprovalError,
   StaleApprovalTurnError,
 } from "./coordinator/decision-errors";
-export { declaresWrite, isWriteEffect } from "./declares-write";
 export {
   InvalidPlanInputError,
   isRuntimeError,
+  PolicyRefusedError,
   RuntimeError,
   ToolConfigurationError,
   ToolError,
@@ -83,33 +83,91 @@ export {
   toWireEvent,
   UnreadableEventError,
 } from "./events/run-events";
+export {
+  applyRunEvent,
+  type CallView,
+  classifyEvent,
+  type DecisionView,
+  emptyRunView,
+  foldRunEvents,
+  type PendingTurnView,
+  type RunView,
+  type StepView,
+} from "./events/run-view";
+export { applyGrants, grantCovers } from "./grants/apply-grants";
+export { compileGrantCondition } from "./grants/grant-condition";
+export type { GrantStore } from "./grants/grant-store";
+export {
+  describeGrant,
+  GRANT_SCOPES,
+  type GrantRequest,
+  type GrantScope,
+  type GrantSubject,
+  grantRequestSchema,
+  type NewToolGrant,
+  type ToolGrant,
+} from "./grants/tool-grant";
 export { comparePolicies, figuresOf, type PolicyFigures } from "./host/compare-policies";
 export {
   createRunHost,
-  decodeStoredScenario,
   type RunHost,
   type RunHostOptions,
   type RunStarter,
   type StartedRun,
+  type StartRunOptions,
 } from "./host/run-host";
 export { runScenarioHeadless } from "./host/run-scenario-headless";
+export { decodeStoredScenario } from "./host/stored-scenarios";
 export { findJsonValueProblem, type JsonValueProblem, MAX_JSON_DEPTH, measureJsonDepth } from "./json-limits";
-export { measureBatchPayloadBytes } from "./measure-batch-payload";
+export {
+  type CompletionDraft,
+  type CompletionDrafts,
+  createCompletionDrafts,
+  type DraftMessage,
+  type DraftSent,
+  diffCompletionDraft,
+} from "./model/completion-drafts";
 export type {
   Model,
   ModelCompletion,
   ModelCompletionRequest,
   ModelToolCall,
   ModelToolSpec,
+  PartialCompletion,
+  PartialToolCall,
   TranscriptEntry,
 } from "./model/model";
 export { buildPreamble, PREAMBLE_VERSION } from "./model/preamble";
 export { createScriptedModel, ScriptExhaustedError, type ScriptedTurn } from "./model/scripted-model";
+export { withReplayedTurns } from "./model/with-replayed-turns";
 export { ownRecordSchema } from "./own-record-schema";
 export { capPersonName, MAX_PERSON_NAME_LENGTH } from "./person-name";
 export { personNameSchema } from "./person-name-schema";
-export { type BatchPlanning, planBatch } from "./plan-batch";
-export { type PreflightedCall, preflightCall } from "./preflight";
+export { declaresWrite, isWriteEffect } from "./planner/declares-write";
+export { measureBatchPayloadBytes } from "./planner/measure-batch-payload";
+export { type BatchPlanning, planBatch } from "./planner/plan-batch";
+export { type PreflightedCall, preflightCall } from "./planner/preflight";
+export {
+  type ApproverWorkloadDay,
+  type BacktestFilter,
+  type BacktestHost,
+  type BacktestResult,
+  type BacktestRow,
+  backtestPolicy,
+  type RecordedRun,
+} from "./policy/backtest-policy";
+export { type ActivePolicy, decideCall, type PolicyDecision } from "./policy/decide-call";
+export { checkPolicy, type PolicyCheck, type PolicyProblem } from "./policy/policy-document";
+export type { PolicySource, PublishedPolicies, ShadowRecord } from "./policy/policy-source";
+export type { Decider } from "./policy/who-may-decide";
+export { mayDecideCall } from "./policy/who-may-decide";
+export type { ApprovalRecord, DecisionVia, StoredApproval } from "./run/approval-records";
+export {
+  APPROVAL_KINDS,
+  DECISION_VIA_KINDS,
+  decodeApprovalKind,
+  decodeDecisionVia,
+} from "./run/approval-records";
 export type { BarrierAction } from "./run/execute-step";
 export { decodeLimits, UnreadableRunError } from "./run/persisted-schemas";
 export { formatRepairNotice } from "./run/plan-next-step";
@@ -124,17 +182,16 @@ export {
   UnsettledCallsError,
 } from "./run/run-errors";
 export { driveRun, type RunStart } from "./run/run-loop";
+export type { NewRun, NewStep, RunRecord } from "./run/run-records";
+export { INTERRUPTED_BY_FAILURE } from "./run/run-records";
 export type {
   ApprovalAnnouncement,
-  ApprovalRecord,
+  ApprovalStore,
   DecisionRecord,
-  NewRun,
-  NewStep,
-  RunRecord,
+  RunClaims,
+  RunEventLog,
   RunStore,
-  StoredApproval,
 } from "./run/run-store";
-export { APPROVAL_KINDS, decodeApprovalKind, INTERRUPTED_BY_FAILURE } from "./run/run-store";
 export type { RunTelemetry } from "./run/run-telemetry";
 export {
   CALL_STATUSES,
@@ -215,15 +272,11 @@ export {
   type ToolCall,
 } from "./types";
 export { type ExportedScenario, exportRunAsScenario } from "./view/export-scenario";
-export { buildRunReport, type RunReport, readRunReport } from "./view/run-report";
 export {
-  applyRunEvent,
-  type CallView,
-  classifyEvent,
-  type DecisionView,
-  emptyRunView,
-  foldRunEvents,
-  type PendingTurnView,
-  type RunView,
-  type StepView,
-} from "./view/run-view";
+  checkForkStep,
+  type ForkedScenario,
+  type ForkOrigin,
+  ForkStepOutOfRangeError,
+  forkRunAsScenario,
+} from "./view/fork-scenario";
+export { buildRunReport, type RunReport, readRunReport } from "./view/run-report";

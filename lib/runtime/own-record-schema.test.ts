@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import "./validation-messages";
 import { ownRecordSchema } from "./own-record-schema";
+import { installValidationMessages } from "./validation-messages";
+
+installValidationMessages();
 
 describe("a record of names a person chose", () => {
   const schema = ownRecordSchema(z.string());

@@ -1,5 +1,5 @@
 /**
- * The turn digest of SPEC §2: the one function that binds a decision to the
+ * The turn digest of docs/decisions.md#the-turn-digest: the one function that binds a decision to the
  * exact pending turn an operator saw. Used by the side that renders the turn
  * and by the side that verifies a decision; no other implementation exists.
  */

@@ -1,10 +1,13 @@
 /**
- * Vocabulary of the runtime (SPEC §2). Plain data types only: everything here
+ * Vocabulary of the runtime (docs/planning-rules.md#words). Plain data types only: everything here
  * serialises to JSON unchanged, so plans and pending turns can be persisted,
  * streamed and drawn by the UI.
  */
 
-/** Resource class of a tool; decides how calls may share a wave (SPEC §3). */
+/**
+ * Resource class of a tool; decides how calls may share a wave
+ * (docs/planning-rules.md#inside-a-prefix-classes-decide-what-runs-together).
+ */
 export const RESOURCE_CLASSES = [
   "pure_read",
   "vision",
@@ -32,7 +35,7 @@ export interface ToolCall {
   batchIndex: number;
 }
 
-/** Limits of one run (SPEC §3, §8). */
+/** Limits of one run (docs/planning-rules.md#limits). */
 export interface Limits {
   maxParallelToolCalls: number;
   maxBatchPayloadBytes: number;
@@ -67,6 +70,8 @@ export const PLAN_PROBLEM_CODES = [
   "legacy_over_cap",
   /** The legacy policy (for comparison): the calls after a gated call are dropped, to be regenerated. */
   "legacy_cut_after_gate",
+  /** A policy rule denied the call (docs/policies.md#how-a-call-is-decided): it is settled with the rule's message, never run. */
+  "policy_denied",
 ] as const;
 export type PlanProblemCode = (typeof PLAN_PROBLEM_CODES)[number];
 
@@ -74,10 +79,10 @@ export type PlanProblemCode = (typeof PLAN_PROBLEM_CODES)[number];
 export type PlanSegment = { kind: "wave"; batchIndexes: number[] } | { kind: "barrier"; batchIndex: number };
 
 /**
- * The plan of one batch, exactly the `plan` shape of the run report (SPEC §8).
+ * The plan of one batch, exactly the `plan` shape of the run report (docs/run-report.md).
  * A `repair` plan has no segments and schedules nothing. An `execute` plan's
  * `problems` lists the calls that failed preflight and will not be dispatched
- * (SPEC §3 rule 6).
+ * (docs/planning-rules.md#the-rules-in-order-the-first-that-applies-wins, rule 6).
  */
 export type Plan =
   | { kind: "execute"; segments: PlanSegment[]; problems: PlanProblem[] }

@@ -3,9 +3,11 @@ import { z } from "zod";
 /**
  * Validation messages in words a person uses: "must be a whole number", not
  * zod's "Invalid input: expected int, received number". Installed as zod's
- * global error map when the runtime is loaded, so every surface that checks
- * input (the playground as you type, the HTTP API's 400s, the CLI) says the
- * same thing. A message a schema sets itself still wins over these.
+ * global error map ({@link installValidationMessages}) by the runtime's
+ * barrel on the server and by instrumentation-client.ts in the browser, so
+ * every surface that checks input (the playground as you type, the HTTP API's
+ * 400s, the CLI) says the same thing. A message a schema sets itself still
+ * wins over these.
  */
 export function describeIssue(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
@@ -76,4 +78,7 @@ function describeBound(
   }
 }
 
-z.config({ customError: describeIssue });
+/** Makes {@link describeIssue} zod's global error map; calling it again changes nothing. */
+export function installValidationMessages(): void {
+  z.config({ customError: describeIssue });
+}

@@ -1,4 +1,4 @@
-import type { Scenario } from "@/lib/runtime";
+import type { Scenario } from "@/lib/runtime/browser";
 
 /** The names a server's operator configured: what a scenario may name. Names only, never URLs or keys. */
 export interface ServerConfiguration {

@@ -1,8 +1,8 @@
 /**
- * The scenario presets the playground offers: the shared example scenarios and
- * one preset per planning rule of SPEC §3. Plain data imported statically, so
- * client components can list them; the server validates a preset's scenario
- * like any other before running it.
+ * The scenario presets the playground offers: the shared example scenarios and one preset per planning
+ * rule of docs/planning-rules.md#the-rules-in-order-the-first-that-applies-wins. Plain data imported
+ * statically, so client components can list them; the server validates a preset's scenario like any
+ * other before running it.
  */
 import deniedWriteInvalidatesRest from "./denied-write-invalidates-rest.json";
 import fourteenReadsCapEight from "./fourteen-reads-cap-eight.json";
@@ -77,7 +77,7 @@ export const SCENARIO_PRESETS: readonly ScenarioPreset[] = [
     id: "mcp-memory-create-then-read",
     title: "MCP memory server: create, then read back",
     summary:
-      "Needs the operator's MCP server \"memory\" (see the README). Creating an entity waits for your approval, bound to the tool's definition; the read kept behind it then finds the entity.",
+      "Needs the operator's MCP server \"memory\" (see docs/mcp.md). Creating an entity waits for your approval, bound to the tool's definition; the read kept behind it then finds the entity.",
     group: "Example scenarios",
     scenario: mcpMemoryCreateThenRead,
   },

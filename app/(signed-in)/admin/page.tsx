@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { AccountsAdmin } from "@/components/admin/accounts-admin";
-import { getDatabase } from "@/db/client";
 import { requirePageIdentity } from "@/lib/http/require-page-identity";
 import { listTokens, listUsers } from "@/lib/server/auth/accounts";
+import { getDatabase } from "@/lib/server/database";
 
 export const metadata: Metadata = { title: "Users and tokens · Tool Playground" };
 

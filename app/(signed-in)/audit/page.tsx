@@ -1,19 +1,20 @@
 import type { Metadata } from "next";
 import { AccountChangesList } from "@/components/audit/account-changes-list";
 import { AuditList } from "@/components/audit/audit-list";
-import { getDatabase } from "@/db/client";
-import { auditFilterOf, auditQuerySchema } from "@/lib/http/list-queries";
+import { EscalationsList } from "@/components/audit/escalations-list";
 import { requirePageIdentity } from "@/lib/http/require-page-identity";
 import { listAccountEvents } from "@/lib/server/auth/account-changes";
-import { getRunService } from "@/lib/server/get-run-service";
-import { readListQuery } from "@/lib/server/read-list-query";
+import { getDatabase } from "@/lib/server/database";
+import { readListQuery } from "@/lib/server/lists/read-list-query";
+import { getRunService } from "@/lib/server/server-context";
+import { auditFilterOf, auditQuerySchema } from "@/lib/wire/list-filters";
 
 export const metadata: Metadata = { title: "Audit · Tool Playground" };
 export const dynamic = "force-dynamic";
 
 /**
  * The approvals audit, newest first, filtered and paged (`?outcome=&actor=&tool=&run=&before=`);
- * for admins, the latest account changes below it.
+ * the latest escalation steps that fired; for admins, the latest account changes below them.
  */
 export default async function AuditRoute({
   searchParams,
@@ -22,7 +23,8 @@ export default async function AuditRoute({
 }) {
   const identity = await requirePageIdentity();
   const { query, problem } = readListQuery(auditQuerySchema, await searchParams);
-  const page = await (await getRunService()).listAudit({
+  const service = await getRunService();
+  const page = await service.listAudit({
     limit: query.limit,
     before: query.before,
     filter: auditFilterOf(query),
@@ -35,6 +37,7 @@ export default async function AuditRoute({
         </p>
       )}
       <AuditList page={page} query={query} />
+      <EscalationsList escalations={await service.listEscalations(50)} />
       {identity.role === "admin" && (
         <AccountChangesList events={await listAccountEvents((await getDatabase()).db, { limit: 50 })} />
       )}

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { ComparePage } from "@/components/compare/compare-page";
 import { runIdSchema } from "@/lib/http/request-schemas";
 import { requirePageIdentity } from "@/lib/http/require-page-identity";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
 
 export const metadata: Metadata = { title: "Compare · Tool Playground" };
 

@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import { InboxPage } from "@/components/inbox/inbox-page";
-import { inboxFilterOf, inboxQuerySchema } from "@/lib/http/list-queries";
 import { requirePageIdentity } from "@/lib/http/require-page-identity";
-import { getRunService } from "@/lib/server/get-run-service";
-import { readListQuery } from "@/lib/server/read-list-query";
+import { readListQuery } from "@/lib/server/lists/read-list-query";
+import { getRunService } from "@/lib/server/server-context";
+import { inboxFilterOf, inboxQuerySchema } from "@/lib/wire/list-filters";
 
 export const metadata: Metadata = { title: "Inbox · Tool Playground" };
 // The inbox is live data: never prerendered at build time.
@@ -21,7 +21,13 @@ export default async function InboxRoute({
   return (
     <InboxPage
       initialPage={firstPage}
-      initialFilter={{ q: query.q, tool: query.tool, startedBy: query.startedBy, order: query.order }}
+      initialFilter={{
+        q: query.q,
+        tool: query.tool,
+        startedBy: query.startedBy,
+        order: query.order,
+        archived: query.archived,
+      }}
       renderedAt={Date.now()}
     />
   );

@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { RunsList } from "@/components/runs/runs-list";
-import { runListQuerySchema } from "@/lib/http/list-queries";
 import { requirePageIdentity } from "@/lib/http/require-page-identity";
-import { getRunService } from "@/lib/server/get-run-service";
-import { decodePageCursor } from "@/lib/server/page-cursor";
-import { readListQuery } from "@/lib/server/read-list-query";
+import { decodePageCursor } from "@/lib/server/lists/page-cursor";
+import { readListQuery } from "@/lib/server/lists/read-list-query";
+import { getRunService } from "@/lib/server/server-context";
+import { runListQuerySchema } from "@/lib/wire/list-filters";
 
 export const metadata: Metadata = { title: "Runs · Tool Playground" };
 export const dynamic = "force-dynamic";
@@ -16,12 +17,15 @@ export default async function RunsRoute({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   await requirePageIdentity();
-  const { query, problem } = readListQuery(runListQuerySchema, await searchParams);
+  const params = await searchParams;
+  const { query, problem } = readListQuery(runListQuerySchema, params);
+  // Set by the run page's Delete: the run is gone, so this list says what became of it.
+  const deleted = typeof params.deleted === "string" ? params.deleted.slice(0, 200) : null;
   const after = query.after ? decodePageCursor(query.after) : null;
   const page = await (await getRunService()).listRuns({
     limit: query.limit,
     after,
-    filter: { status: query.status, search: query.q },
+    filter: { status: query.status, search: query.q, archived: query.archived },
   });
   return (
     <>
@@ -30,6 +34,11 @@ export default async function RunsRoute({
           This address has a filter that cannot be read ({problem ?? "after: not a page of this list"});
           showing
           {problem ? " every run" : " the first page"}.
+        </p>
+      )}
+      {deleted && (
+        <p className="notice" role="status">
+          Run “{deleted}” was deleted. Its decisions stay in the <Link href="/audit">audit</Link>.
         </p>
       )}
       <RunsList page={page} query={{ ...query, after: after ? query.after : undefined }} />

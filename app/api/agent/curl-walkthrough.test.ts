@@ -2,25 +2,24 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Role } from "@/lib/server/auth/roles";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { agentApiRoutes, serveRoutes } from "@/lib/server/testing/serve-routes";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
+import type { Role } from "@/lib/wire/roles";
 
 // docs/agent-api.md's curl walkthrough, run as written (bash, curl, jq) against the agent API over
 // loopback HTTP; the person's approval in the browser is made over the API here, with the same edit.
-let uninstall = async () => {};
 let accounts: Record<Role, TestAccount>;
 let server: { url: string; close(): Promise<void> };
 
+const setup = setUpRouteTests(["agent", "approver"]);
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  accounts = await createTestAccounts(["agent", "approver"]);
+  accounts = setup.accounts;
   server = await serveRoutes(await agentApiRoutes());
 });
 afterAll(async () => {
   await server?.close();
-  await uninstall();
 });
 
 async function walkthroughScript(): Promise<string> {
@@ -48,7 +47,7 @@ describe("docs/agent-api.md's curl walkthrough", () => {
         if (line.startsWith("run ")) runId = line.slice(4);
         if (line !== "waiting for approval") return;
         try {
-          const { getRunService } = await import("@/lib/server/get-run-service");
+          const { getRunService } = await import("@/lib/server/server-context");
           const view = await (await getRunService()).loadView(runId);
           const decision = await import("@/app/api/runs/[id]/decision/route");
           const response = await decision.POST(

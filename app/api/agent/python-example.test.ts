@@ -2,51 +2,25 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Role } from "@/lib/server/auth/roles";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { linesOf } from "@/lib/server/testing/process-lines";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { agentApiRoutes, serveRoutes } from "@/lib/server/testing/serve-routes";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
+import type { Role } from "@/lib/wire/roles";
 
 // examples/python/agent.py against the agent API over HTTP on loopback, its model the fake endpoint:
 // the protocol is language-neutral. A person approves its note with an edit; the agent sends the edit.
-let uninstall = async () => {};
 let accounts: Record<Role, TestAccount>;
 let server: { url: string; close(): Promise<void> };
 let model: ChildProcess;
 let modelUrl: string;
 let folder: string;
 
-function linesOf(child: ChildProcess) {
-  const lines: string[] = [];
-  const waiters: Array<() => void> = [];
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
-    lines.push(line);
-    for (const wake of waiters.splice(0)) wake();
-  });
-  return {
-    lines,
-    async find(pattern: RegExp): Promise<RegExpExecArray> {
-      for (;;) {
-        for (const line of lines) {
-          const found = pattern.exec(line);
-          if (found) return found;
-        }
-        if (child.exitCode !== null)
-          throw new Error(`exited ${child.exitCode} before ${pattern}: ${lines.join("\n")}`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          child.once("exit", () => resolve());
-        });
-      }
-    },
-  };
-}
+const setup = setUpRouteTests(["agent", "viewer", "approver"]);
 
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  accounts = await createTestAccounts(["agent", "viewer", "approver"]);
+  accounts = setup.accounts;
   server = await serveRoutes(await agentApiRoutes());
   model = spawn(process.execPath, ["e2e/support/fake-model-server.mjs", "0"], {
     stdio: ["ignore", "pipe", "inherit"],
@@ -57,7 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   model?.kill();
   await server?.close();
-  await uninstall();
   if (folder) await rm(folder, { recursive: true, force: true });
 });
 
@@ -81,7 +54,7 @@ describe("examples/python/agent.py", () => {
       throw new Error(`${error}\n${output.lines.join("\n")}`);
     });
 
-    const { getRunService } = await import("@/lib/server/get-run-service");
+    const { getRunService } = await import("@/lib/server/server-context");
     const service = await getRunService();
     const view = await service.loadView(runId);
     expect(view?.pending?.calls[0]?.name).toBe("send_note");

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Role } from "@/lib/server/auth/roles";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { routeParams, setUpRouteTests } from "@/lib/server/testing/route-tests";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
+import type { Role } from "@/lib/wire/roles";
 
 // The agent API over HTTP, on the process-wide (test) database: what docs/agent-api.md walks through.
-let uninstall = async () => {};
 let accounts: Record<Role, TestAccount>;
 let agentHeaders: Record<string, string>;
 let otherAgentHeaders: Record<string, string>;
@@ -21,14 +20,15 @@ let routes: {
   peopleRuns: typeof import("../runs/route");
 };
 
+const setup = setUpRouteTests(["agent", "viewer", "operator", "approver"]);
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  accounts = await createTestAccounts(["agent", "viewer", "operator", "approver"]);
+  accounts = setup.accounts;
   agentHeaders = accounts.agent.headers;
   // An operator's second token, made for an agent: another agent.
   const { createToken } = await import("@/lib/server/auth/accounts");
-  const { getAuth } = await import("@/lib/server/auth/auth");
-  const { getDatabase } = await import("@/db/client");
+  const { getAuth } = await import("@/lib/server/server-context");
+  const { getDatabase } = await import("@/lib/server/database");
   const { token } = await createToken(await getAuth(), (await getDatabase()).db, {
     email: accounts.operator.email,
     name: "other agent",
@@ -48,7 +48,6 @@ beforeAll(async () => {
     peopleRuns: await import("../runs/route"),
   };
 });
-afterAll(async () => uninstall());
 
 const post = (headers: Record<string, string>, body: unknown, query = "") =>
   new Request(`http://test/api${query}`, {
@@ -58,7 +57,7 @@ const post = (headers: Record<string, string>, body: unknown, query = "") =>
   });
 const get = (headers: Record<string, string>, query = "") =>
   new Request(`http://test/api${query}`, { headers });
-const params = (id: string) => ({ params: Promise.resolve({ id }) });
+const params = routeParams;
 
 const TOOLS = [
   { name: "search", resourceClass: "pure_read", effect: "READ", parameters: { type: "object" } },

@@ -1,24 +1,23 @@
 import { parse } from "csv-parse/sync";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AuditPage } from "@/lib/server/list-audit";
-import type { RunService } from "@/lib/server/run-service";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { AuditPage } from "@/lib/server/lists/list-audit";
+import type { RunService } from "@/lib/server/runs/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
 
-let uninstall = async () => {};
 let viewer: TestAccount;
 let service: RunService;
 let route: typeof import("./route");
 
+const setup = setUpRouteTests(["viewer"]);
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  ({ viewer } = await createTestAccounts(["viewer"]));
+  ({ viewer } = setup.accounts);
   route = await import("./route");
-  service = await (await import("@/lib/server/get-run-service")).getRunService();
+  service = await setup.runService();
 });
-afterAll(() => uninstall());
 
 const get = (query: string) =>
   route.GET(new Request(`http://test/api/audit${query}`, { headers: viewer.headers }));

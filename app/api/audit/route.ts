@@ -1,6 +1,6 @@
 import { handleRoute, readQuery } from "@/lib/http/api-route";
-import { auditFilterOf, auditQuerySchema } from "@/lib/http/list-queries";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
+import { auditFilterOf, auditQuerySchema } from "@/lib/wire/list-filters";
 
 /**
  * The approvals audit, newest first: every decision, expired wait and

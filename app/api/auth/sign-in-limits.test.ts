@@ -1,26 +1,23 @@
 import { createServer, request as httpRequest, Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { PEER_ADDRESS_HEADER, stampPeerAddresses } from "@/lib/server/auth/client-address";
 import { ACCOUNT_ATTEMPTS_MAX } from "@/lib/server/auth/sign-in-limits";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
 
 // Sign-in is limited by who the server knows is asking, not by what the request claims, and per account.
-let uninstall = async () => {};
 let viewer: TestAccount;
 let route: typeof import("./[...all]/route");
 
+const setup = setUpRouteTests(["viewer"]);
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  ({ viewer } = await createTestAccounts(["viewer"]));
+  ({ viewer } = setup.accounts);
   route = await import("./[...all]/route");
 });
 afterEach(() => {
   vi.unstubAllEnvs();
-});
-afterAll(async () => {
-  await uninstall();
 });
 
 /** One sign-in attempt as the server would pass it on: the socket's address stamped, the rest the client's. */

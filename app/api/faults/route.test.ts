@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
 
-let uninstall = async () => {};
 let admin: TestAccount;
+const setup = setUpRouteTests(["admin"]);
+
 beforeAll(async () => {
   vi.stubEnv("PLAYGROUND_FAULTS", "");
-  ({ uninstall } = await installProcessTestDatabase());
-  ({ admin } = await createTestAccounts(["admin"]));
+  ({ admin } = setup.accounts);
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await uninstall();
 });
 
 describe("/api/faults without PLAYGROUND_FAULTS=1", () => {

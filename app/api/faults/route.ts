@@ -1,8 +1,8 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { notFoundResponse } from "@/lib/http/error-response";
 import { faultRequestSchema } from "@/lib/http/request-schemas";
-import { FAULT_INJECTION_OFF } from "@/lib/server/fault-injection";
-import { getRunServiceContext } from "@/lib/server/get-run-service";
+import { FAULT_INJECTION_OFF } from "@/lib/server/ops/fault-injection";
+import { getRunServiceContext } from "@/lib/server/server-context";
 
 /** What is armed. Exists only with PLAYGROUND_FAULTS=1. */
 export const GET = handleRoute({ role: "admin" }, async () => {

@@ -1,11 +1,12 @@
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createLogger, replaceLogger } from "@/lib/server/logger";
+import { replaceDatabase } from "@/lib/server/database";
+import { createLogger, replaceLogger } from "@/lib/server/ops/logger";
 
 afterEach(() => {
   vi.unstubAllEnvs();
   vi.resetModules();
-  delete (globalThis as { toolPlaygroundDatabase?: unknown }).toolPlaygroundDatabase;
+  replaceDatabase(undefined);
 });
 
 const request = () => new Request("http://test/api/health");
@@ -16,7 +17,7 @@ describe("GET /api/health", () => {
     vi.stubEnv("PGLITE_DATA_DIR", "memory://");
     // Opened first: a cold PGlite start can outlast the check's 3 s budget on a loaded 2-core
     // machine, and then the check rightly says the database did not answer in time.
-    await (await import("@/db/client")).getDatabase();
+    await (await import("@/lib/server/database")).getDatabase();
     const { GET } = await import("./route");
     const response = await GET(request());
     expect(response.status).toBe(200);

@@ -1,6 +1,6 @@
-import { checkDatabaseHealth } from "@/lib/server/check-database-health";
-import { isAdminRequest } from "@/lib/server/is-admin-request";
-import { getLogger } from "@/lib/server/logger";
+import { isAdminRequest } from "@/lib/server/auth/is-admin-request";
+import { checkDatabaseHealth } from "@/lib/server/ops/check-database-health";
+import { getLogger } from "@/lib/server/ops/logger";
 
 /**
  * Liveness, for anyone: the status and a fixed code. Why the database does

@@ -1,27 +1,27 @@
 import { eq, inArray } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/db/client";
 import { runs } from "@/db/schema";
-import type { InboxPage } from "@/lib/queries/inbox-item";
-import type { RunService } from "@/lib/server/run-service";
+import type { RunService } from "@/lib/server/runs/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
+import type { InboxPage } from "@/lib/wire/inbox-item";
 
-let uninstall = async () => {};
 let handle: DatabaseHandle;
 let viewer: TestAccount;
 let service: RunService;
 let route: typeof import("./route");
 
+const setup = setUpRouteTests(["viewer"]);
+
 beforeAll(async () => {
-  ({ uninstall, handle } = await installProcessTestDatabase());
-  ({ viewer } = await createTestAccounts(["viewer"]));
+  handle = setup.handle;
+  ({ viewer } = setup.accounts);
   route = await import("./route");
-  service = await (await import("@/lib/server/get-run-service")).getRunService();
+  service = await setup.runService();
 });
-afterAll(() => uninstall());
 
 const get = (query: string) =>
   route.GET(new Request(`http://test/api/inbox${query}`, { headers: viewer.headers }));

@@ -1,6 +1,6 @@
 import { handleRoute, readPageCursor, readQuery } from "@/lib/http/api-route";
-import { inboxFilterOf, inboxQuerySchema } from "@/lib/http/list-queries";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
+import { inboxFilterOf, inboxQuerySchema } from "@/lib/wire/list-filters";
 
 /**
  * A page of the runs waiting for a decision, with their pending turns:

@@ -1,27 +1,26 @@
 import parsePrometheusTextFormat, { type MetricFamily } from "parse-prometheus-text-format";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getDatabase } from "@/db/client";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createToken } from "@/lib/server/auth/accounts";
-import { getAuth } from "@/lib/server/auth/auth";
-import type { RunService } from "@/lib/server/run-service";
+import { getDatabase } from "@/lib/server/database";
+import type { RunService } from "@/lib/server/runs/run-service";
+import { getAuth } from "@/lib/server/server-context";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
 
-let uninstall = async () => {};
 let admin: TestAccount;
 let viewer: TestAccount;
 let service: RunService;
 let route: typeof import("./route");
 
+const setup = setUpRouteTests(["viewer", "admin"]);
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  ({ admin, viewer } = await createTestAccounts(["viewer", "admin"]));
+  ({ admin, viewer } = setup.accounts);
   route = await import("./route");
-  service = await (await import("@/lib/server/get-run-service")).getRunService();
+  service = await setup.runService();
 });
-afterAll(() => uninstall());
 
 interface Scrape {
   families: MetricFamily[];

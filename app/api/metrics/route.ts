@@ -1,5 +1,5 @@
-import { getDatabase } from "@/db/client";
 import { handleRoute } from "@/lib/http/api-route";
+import { getDatabase } from "@/lib/server/database";
 import { readMetrics } from "@/lib/server/metrics/read-metrics";
 
 /**

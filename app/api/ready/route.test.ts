@@ -1,20 +1,19 @@
 import { readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
 
-let uninstall = async () => {};
 let route: typeof import("./route");
 let admin: TestAccount;
 let approver: TestAccount;
 const shippedMigrations = JSON.parse(readFileSync("db/migrations/meta/_journal.json", "utf8")).entries.length;
 
+const setup = setUpRouteTests(["approver", "admin"]);
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  ({ admin, approver } = await createTestAccounts(["approver", "admin"]));
+  ({ admin, approver } = setup.accounts);
   route = await import("./route");
 });
-afterAll(() => uninstall());
 afterEach(() => vi.unstubAllEnvs());
 
 const ready = (headers: Record<string, string> = {}) =>

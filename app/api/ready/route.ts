@@ -1,6 +1,6 @@
-import { checkReadiness, withoutDetails } from "@/lib/server/check-readiness";
-import { isAdminRequest } from "@/lib/server/is-admin-request";
-import { getLogger } from "@/lib/server/logger";
+import { isAdminRequest } from "@/lib/server/auth/is-admin-request";
+import { checkReadiness, withoutDetails } from "@/lib/server/ops/check-readiness";
+import { getLogger } from "@/lib/server/ops/logger";
 
 /**
  * Readiness for orchestrators: 200 when the database answers, its migrations

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Role } from "@/lib/server/auth/roles";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { routeParams, setUpRouteTests } from "@/lib/server/testing/route-tests";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
+import type { Role } from "@/lib/wire/roles";
 
 // Every decision variant over HTTP, on the process-wide database.
-let uninstall = async () => {};
 let accounts: Record<Role, TestAccount>;
 let routes: {
   runs: typeof import("./route");
@@ -13,9 +12,10 @@ let routes: {
   allowance: typeof import("./[id]/allowances/[tool]/route");
 };
 
+const setup = setUpRouteTests();
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  accounts = await createTestAccounts();
+  accounts = setup.accounts;
   routes = {
     runs: await import("./route"),
     run: await import("./[id]/route"),
@@ -23,7 +23,6 @@ beforeAll(async () => {
     allowance: await import("./[id]/allowances/[tool]/route"),
   };
 });
-afterAll(() => uninstall());
 
 const request = (method: string, body?: unknown, query = "") =>
   new Request(`http://test/api${query}`, {
@@ -31,7 +30,7 @@ const request = (method: string, body?: unknown, query = "") =>
     headers: { "content-type": "application/json", ...accounts.admin.headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-const params = (id: string) => ({ params: Promise.resolve({ id }) });
+const params = routeParams;
 
 const deploy = {
   name: "deploy",

@@ -1,21 +1,28 @@
 import { handleRoute, readJsonBody, readPageCursor, readQuery } from "@/lib/http/api-route";
-import { runListQuerySchema } from "@/lib/http/list-queries";
-import { validateInput } from "@/lib/http/refusal";
+import { readForkQuery } from "@/lib/http/fork-request";
 import { scenarioSchema } from "@/lib/runtime";
-import { getRunService } from "@/lib/server/get-run-service";
-import { getLogger } from "@/lib/server/logger";
+import { getLogger } from "@/lib/server/ops/logger";
 import { findScenarioPatterns, judgePatterns } from "@/lib/server/patterns/judge-patterns";
+import { getRunService } from "@/lib/server/server-context";
+import { runListQuerySchema } from "@/lib/wire/list-filters";
+import { validateInput } from "@/lib/wire/request-refusal";
 
-/** Starts a run from a scenario (SPEC §8) and answers at once; the run goes on in this process. */
+/**
+ * Starts a run from a scenario (docs/scenario-format.md) and answers at once; the run goes on in
+ * this process. `?forkOf=<runId>&step=<n>` records it as a fork of that run from that step.
+ */
 export const POST = handleRoute({ role: "operator" }, async (request: Request, _context, identity) => {
   const body = await readJsonBody(request);
   // Its tools' regular expressions are judged on a worker thread: validating only reads the verdicts.
   await judgePatterns(findScenarioPatterns(body));
   const scenario = validateInput(body, scenarioSchema);
-  const { runId, settled } = await (await getRunService()).startRun(scenario, {
-    id: identity.userId,
-    name: identity.name,
-  });
+  // `?forkOf=<runId>&step=<n>`: a fork of that run from that step (docs/transcript-and-fork.md).
+  const forkedFrom = readForkQuery(new URL(request.url).searchParams);
+  const { runId, settled } = await (await getRunService()).startRun(
+    scenario,
+    { id: identity.userId, name: identity.name },
+    { forkedFrom },
+  );
   settled.catch((error: unknown) => getLogger().error({ runId, err: error }, "a run stopped with an error"));
   return Response.json({ runId }, { status: 201, headers: { location: `/api/runs/${runId}` } });
 });
@@ -32,7 +39,7 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
     await (await getRunService()).listRuns({
       limit: query.limit,
       after: readPageCursor(query.after),
-      filter: { status: query.status, search: query.q },
+      filter: { status: query.status, search: query.q, archived: query.archived },
     }),
   );
 });

@@ -2,14 +2,13 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DatabaseHandle } from "@/db/client";
 import { runs } from "@/db/schema";
-import type { Role } from "@/lib/server/auth/roles";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { routeParams, setUpRouteTests } from "@/lib/server/testing/route-tests";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
+import type { Role } from "@/lib/wire/roles";
 
 // The routes use the process-wide database: hand them a fresh test database.
 let handle: DatabaseHandle;
-let uninstall = async () => {};
 let accounts: Record<Role, TestAccount>;
 let routes: {
   runs: typeof import("./route");
@@ -20,10 +19,12 @@ let routes: {
   faults: typeof import("../faults/route");
 };
 
+const setup = setUpRouteTests();
+
 beforeAll(async () => {
   vi.stubEnv("PLAYGROUND_FAULTS", "1");
-  ({ handle, uninstall } = await installProcessTestDatabase());
-  accounts = await createTestAccounts();
+  handle = setup.handle;
+  accounts = setup.accounts;
   routes = {
     runs: await import("./route"),
     run: await import("./[id]/route"),
@@ -35,7 +36,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await uninstall();
 });
 
 const post = (body: unknown, query = "") =>
@@ -45,7 +45,7 @@ const post = (body: unknown, query = "") =>
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
 const get = () => new Request("http://test", { headers: accounts.admin.headers });
-const params = (id: string) => ({ params: Promise.resolve({ id }) });
+const params = routeParams;
 
 const gatedWrite = gatedWriteScenario("gated write over HTTP");
 
@@ -61,7 +61,7 @@ async function startWaitingRun(): Promise<{ runId: string; turnDigest: string }>
   throw new Error("run never waited");
 }
 
-describe("HTTP API error mapping (SPEC §5)", () => {
+describe("HTTP API error mapping", () => {
   it("POST /api/runs refuses an invalid scenario with 400 naming each path", async () => {
     const response = await routes.runs.POST(
       post({ name: "x", model: { kind: "scripted", turns: [{ calls: [{}] }] } }),

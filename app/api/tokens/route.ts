@@ -1,8 +1,8 @@
-import { getDatabase } from "@/db/client";
 import { createTokenSchema } from "@/lib/http/account-schemas";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { createToken, listTokens } from "@/lib/server/auth/accounts";
-import { getAuth } from "@/lib/server/auth/auth";
+import { getDatabase } from "@/lib/server/database";
+import { getAuth } from "@/lib/server/server-context";
 
 /** Every API token, newest first, never its secret (admins; `playground token list --server …`). */
 export const GET = handleRoute({ role: "admin" }, async () =>

@@ -1,30 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { getDatabase } from "@/db/client";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createToken, listTokens } from "@/lib/server/auth/accounts";
-import { getAuth } from "@/lib/server/auth/auth";
-import type { Role } from "@/lib/server/auth/roles";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { getDatabase } from "@/lib/server/database";
+import { getAuth } from "@/lib/server/server-context";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
+import type { Role } from "@/lib/wire/roles";
 
 // Tokens are made and revoked only through the app's own code paths, by id, by their owner or an admin.
 const requestHeaders = vi.hoisted(() => ({ current: new Headers() }));
 vi.mock("next/headers", () => ({ headers: async () => requestHeaders.current }));
 vi.mock("next/cache", () => ({ revalidatePath: () => {} }));
 
-let uninstall = async () => {};
 let accounts: Record<Role, TestAccount>;
 let actions: typeof import("@/app/actions/manage-accounts");
 const actAs = (role: Role) => {
   requestHeaders.current = new Headers({ origin: "http://test", ...accounts[role].headers });
 };
 
+const setup = setUpRouteTests();
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  accounts = await createTestAccounts();
+  accounts = setup.accounts;
   actions = await import("@/app/actions/manage-accounts");
-});
-afterAll(async () => {
-  await uninstall();
 });
 
 /** A browser session's cookie for `email`, as the sign-in form would get it. */

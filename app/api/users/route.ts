@@ -1,9 +1,9 @@
-import { getDatabase } from "@/db/client";
 import { addUserSchema } from "@/lib/http/account-schemas";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { addUser } from "@/lib/server/auth/account-changes";
 import { listUsers } from "@/lib/server/auth/accounts";
-import { getAuth } from "@/lib/server/auth/auth";
+import { getDatabase } from "@/lib/server/database";
+import { getAuth } from "@/lib/server/server-context";
 
 /** Everyone who can sign in, oldest first (admins; what `playground user list --server …` prints). */
 export const GET = handleRoute({ role: "admin" }, async () =>

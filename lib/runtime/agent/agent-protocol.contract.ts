@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunHost } from "../host/run-host";
+import type { AgentIdentity, AgentNext } from "./agent-answer";
 import type { AgentProtocolError } from "./agent-errors";
 import type { AgentMailbox } from "./agent-mailbox";
-import type { AgentIdentity, AgentNext, AgentProtocol } from "./agent-protocol";
+import type { AgentProtocol } from "./agent-protocol";
 import { createAgentProtocol } from "./agent-protocol";
 import type { OpenAgentRunInput } from "./agent-schemas";
 

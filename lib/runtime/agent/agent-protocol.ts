@@ -6,102 +6,22 @@
  * loop's, unchanged: the agent's turns are its model's completions and its
  * tools are released through the mailbox (`agent-model.ts`, `agent-tool.ts`).
  */
+
 import type { RunHost } from "../host/run-host";
-import { decodeStoredScenario } from "../host/run-host";
+import { decodeStoredScenario } from "../host/stored-scenarios";
 import { formatRepairNotice } from "../run/plan-next-step";
-import type { RunRecord } from "../run/run-store";
-import type { RunError, RunStatus } from "../run/run-types";
+import type { RunRecord } from "../run/run-records";
+import type { RunStatus } from "../run/run-types";
 import { parseScenarioValue } from "../scenario/parse-scenario";
 import type { Scenario } from "../scenario/scenario-schema";
 import { canonicalJson, sha256Hex } from "../turn-digest";
-import type { Plan, PlanProblem } from "../types";
-import type { RunView, StepView } from "../view/run-view";
+import type { PlanProblem } from "../types";
+import type { AgentIdentity, AgentNext } from "./agent-answer";
 import { AgentProtocolError } from "./agent-errors";
-import type { AgentMailbox, AgentRelease, AgentReport } from "./agent-mailbox";
+import type { AgentMailbox, AgentReport } from "./agent-mailbox";
 import type { AgentReportInput, AgentTurnInput, OpenAgentRunInput } from "./agent-schemas";
-import { INTERRUPTED_CODE } from "./agent-tool";
-
-/** The token an agent sends, as the server knows it: never taken from the request body. */
-export interface AgentIdentity {
-  tokenId: string;
-  tokenName: string;
-  ownerId: string;
-  ownerName: string;
-}
-
-/** One call released to the agent: execute it with `arguments`, report with `releaseToken`. */
-export interface ReleaseView {
-  releaseToken: string;
-  attempt: number;
-  callId: string;
-  batchIndex: number;
-  name: string;
-  /** The arguments to execute with: the model's raw text, or what an approver changed them to. */
-  arguments: string;
-  /** True when an approver changed the arguments before approving. */
-  edited: boolean;
-  leaseExpiresAt: string;
-}
-
-/** One call of a turn as the agent's model is told of it, in call order. */
-export interface CallOutcomeView {
-  callId: string;
-  batchIndex: number;
-  name: string;
-  status:
-    | "ok"
-    | "error"
-    | "denied"
-    | "invalidated"
-    | "expired"
-    | "interrupted"
-    | "not_dispatched"
-    | "pending"
-    | "running";
-  /** The arguments that ran (an approver's edit, when `edited`). */
-  arguments: string;
-  edited: boolean;
-  result: unknown;
-  error: RunError | null;
-  /** A denial's reply to the model, from the approver. */
-  reply: string | null;
-  /** Who executed it: the agent (its declared tools) or the server (built-ins, MCP servers). */
-  executedBy: "agent" | "server";
-}
-
-export interface TurnOutcome {
-  turn: number;
-  plan: Plan;
-  calls: CallOutcomeView[];
-}
-
-/** "What may I do now?": the one answer of every agent request. */
-export interface AgentNext {
-  runId: string;
-  status: RunStatus;
-  /**
-   * `execute`: run `releases` and report each; `wait`: ask again (a person
-   * decides, or the server works); `submit_turn`: send turn `turn` (or finish);
-   * `finished`: the run ended.
-   */
-  next: "execute" | "wait" | "submit_turn" | "finished";
-  /** The turn in progress, the one to submit next (`submit_turn`), or the last one (`finished`). */
-  turn: number;
-  waitingFor: "approval" | "server" | null;
-  releases: ReleaseView[];
-  /** The plan of the turn in progress (waves, barriers, problems); null between turns. */
-  plan: Plan | null;
-  /** The outcome of the last finished turn, in call order: what to tell the model. */
-  outcome: TurnOutcome | null;
-  /** Why a run ended FAILED. */
-  error: RunError | null;
-  /**
-   * Names this answer: the same while nothing the agent acts on changed.
-   * Pass it back as `after` to a long poll to be answered at the next change
-   * (the wait for a person beginning, releases, the outcome) and not before.
-   */
-  version: string;
-}
+import { digestTurn, refuseDuplicateIds } from "./check-agent-turn";
+import { outcomeOf, releaseView, versionOf } from "./describe-agent-answer";
 
 const FINAL_STATUSES = new Set<RunStatus>(["COMPLETED", "FAILED", "CANCELLED"]);
 
@@ -214,7 +134,10 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
       // A lone successful finish ends the run: its end is on its way, not another turn.
       const isEnding =
         last?.calls.length === 1 && last.calls[0]?.name === "finish" && last.calls[0].status === "ok";
-      if (submitted || isEnding) return { ...base, next: "wait", turn: expected, waitingFor: "server" };
+      // A cancel of the run settles its step first and ends the run right after: that end is on its way too.
+      if (submitted || isEnding || last?.endsRun) {
+        return { ...base, next: "wait", turn: expected, waitingFor: "server" };
+      }
       return {
         ...base,
         next: "submit_turn",
@@ -444,49 +367,6 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
 
 export type AgentProtocol = ReturnType<typeof createAgentProtocol>;
 
-/** The digest of what the model said: its text and its calls exactly as sent (not a re-serialisation of them). */
-export function digestTurn(input: Pick<AgentTurnInput, "text" | "calls">): string {
-  return sha256Hex(
-    JSON.stringify({
-      text: input.text,
-      calls: input.calls.map((call) => [call.id, call.name, call.arguments]),
-    }),
-  );
-}
-
-/** A short digest of what the agent acts on in an answer. */
-function versionOf(answer: Omit<AgentNext, "version">): string {
-  return sha256Hex(
-    canonicalJson({
-      next: answer.next,
-      status: answer.status,
-      turn: answer.turn,
-      waitingFor: answer.waitingFor,
-      releases: answer.releases.map((release) => release.releaseToken),
-    }),
-  ).slice(0, 16);
-}
-
-function refuseDuplicateIds(input: AgentTurnInput): void {
-  const seen = new Set<string>();
-  const problems: PlanProblem[] = [];
-  input.calls.forEach((call, batchIndex) => {
-    if (seen.has(call.id)) {
-      problems.push({
-        batchIndex,
-        code: "unknown_tool",
-        message: `call id ${JSON.stringify(call.id.slice(0, 100))} is used by an earlier call of this turn`,
-      });
-    }
-    seen.add(call.id);
-  });
-  if (problems.length > 0) {
-    throw new AgentProtocolError("turn_refused", "Every call of a turn needs its own id.", {
-      problems: problems.map((problem) => ({ ...problem, code: "duplicate_call_id" })),
-    });
-  }
-}
-
 function isIdempotentTool(scenario: Scenario, name: string): boolean {
   return scenario.tools.find((tool) => tool.name === name)?.effect !== "NON_IDEMPOTENT_WRITE";
 }
@@ -497,50 +377,4 @@ function safeScenario(run: RunRecord): Scenario | null {
   } catch {
     return null;
   }
-}
-
-function releaseView(release: AgentRelease, step: StepView): ReleaseView {
-  const call = step.calls[release.batchIndex];
-  return {
-    releaseToken: release.token,
-    attempt: release.attempt,
-    callId: release.callId,
-    batchIndex: release.batchIndex,
-    name: release.name,
-    arguments: release.arguments,
-    edited: (call?.editedArguments ?? null) !== null,
-    leaseExpiresAt: release.leaseExpiresAt,
-  };
-}
-
-/** A finished turn, in call order, as the agent tells its model. */
-export function outcomeOf(step: StepView, view: RunView, agentTools: ReadonlySet<string>): TurnOutcome {
-  return {
-    turn: step.index,
-    plan: step.plan,
-    calls: step.calls.map((call) => {
-      const denial =
-        call.status === "denied"
-          ? view.decisions.find(
-              (decision) =>
-                decision.stepIndex === step.index &&
-                !decision.approve &&
-                decision.gates.includes(call.batchIndex),
-            )
-          : undefined;
-      return {
-        callId: call.id,
-        batchIndex: call.batchIndex,
-        name: call.name,
-        status:
-          call.status === "error" && call.error?.code === INTERRUPTED_CODE ? "interrupted" : call.status,
-        arguments: call.editedArguments ?? call.arguments,
-        edited: call.editedArguments !== null,
-        result: call.result,
-        error: call.error,
-        reply: denial?.reason ?? null,
-        executedBy: agentTools.has(call.name) ? "agent" : "server",
-      };
-    }),
-  };
 }

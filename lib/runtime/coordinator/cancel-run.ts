@@ -7,7 +7,7 @@ import { NotWaitingError } from "./decision-errors";
 type CancelDependencies = CoordinatorDependencies & { abortInProcess?(runId: string): void };
 
 /**
- * Cancels a run's current turn, or the whole run (SPEC §4), answering once
+ * Cancels a run's current turn, or the whole run (docs/decisions.md#cancelling), answering once
  * the cancellation has taken effect; the run goes on in `settled`. A waiting
  * run is claimed like a decision and its pending calls are invalidated at
  * once; then the run continues with its next completion (`turn`) or ends

@@ -1,7 +1,8 @@
 import { RuntimeError } from "../errors";
 import type { BarrierAction } from "../run/execute-step";
 import type { RunStart } from "../run/run-loop";
-import type { RunRecord, RunStore } from "../run/run-store";
+import type { RunRecord } from "../run/run-records";
+import type { RunEventLog } from "../run/run-store";
 import type { PendingTurn } from "../run/run-types";
 import { decodeSuspendedState, type SuspendedState, UnreadableStateError } from "../run/suspended-state";
 import type { CoordinatorDependencies } from "./coordinator-dependencies";
@@ -15,19 +16,19 @@ export interface ClaimedRun {
 }
 
 /** The run, or `not_found`. */
-export async function requireRun(store: RunStore, runId: string): Promise<RunRecord> {
+export async function requireRun(store: RunEventLog, runId: string): Promise<RunRecord> {
   const run = await store.getRun(runId);
   if (!run) throw new RunNotFoundError(runId);
   return run;
 }
 
 /**
- * SPEC §5 steps 1–3, shared by decisions and cancellations: pre-claim decode
- * (unreadable → `UnreadableStateError`, nothing claimed); the atomic
- * WAITING_FOR_APPROVAL → RUNNING claim (lost → `not_waiting`, re-signalling
- * the pending turn if the run waits again); post-claim decode of the row won
- * (unreadable → the run is settled FAILED with its state kept, and the error
- * is thrown). The store announces the claim (`run_claimed`) in the same write.
+ * docs/decisions.md#what-happens-to-a-decision-in-order steps 1–5, shared by decisions and
+ * cancellations: pre-claim decode (unreadable → `UnreadableStateError`, nothing claimed); the atomic
+ * WAITING_FOR_APPROVAL → RUNNING claim (lost → `not_waiting`, re-signalling the pending turn if the
+ * run waits again); post-claim decode of the row won (unreadable → the run is settled FAILED with its
+ * state kept, and the error is thrown). The store announces the claim (`run_claimed`) in the same
+ * write.
  */
 export async function claimWaitingRun(
   waiting: RunRecord,
@@ -69,9 +70,9 @@ export function decodeWaitingState(waiting: RunRecord): SuspendedState {
 /**
  * Runs `work` for a worker that holds a claim. An unexpected failure (not a
  * `RuntimeError`, which the caller has already handled) settles the run
- * FAILED: a run is never left RUNNING with no worker (SPEC §5).
+ * FAILED: a run is never left RUNNING with no worker (docs/decisions.md#what-happens-to-a-decision-in-order).
  */
-export async function holdingClaim<T>(store: RunStore, runId: string, work: () => Promise<T>): Promise<T> {
+export async function holdingClaim<T>(store: RunEventLog, runId: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {

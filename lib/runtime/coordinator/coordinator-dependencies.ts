@@ -1,5 +1,8 @@
+import type { GrantStore } from "../grants/grant-store";
+import type { GrantSubject } from "../grants/tool-grant";
 import type { RunEnvironment } from "../run/run-environment";
-import type { RunRecord, RunStore } from "../run/run-store";
+import type { RunRecord } from "../run/run-records";
+import type { RunStore } from "../run/run-store";
 import type { ToolRegistry } from "../tools/tool-registry";
 
 /** What the coordinator needs from its host. */
@@ -15,6 +18,10 @@ export interface CoordinatorDependencies {
   createClaimToken(): string;
   /** How long a claim holds before another instance may recover the run. */
   leaseMs: number;
+  /** Where scoped grants are kept (docs/policies.md#grants); without it, a decision asking for one is refused. */
+  grants?: GrantStore;
+  /** Who `run` is to a grant's scope: the run, its agent, its starter. */
+  grantSubjectOf?(run: RunRecord): GrantSubject;
   /** Separation of duties: true when whoever started `run` may not approve its gated calls. */
   requiresDistinctApprover(run: RunRecord): boolean;
   /**

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Decision } from "@/lib/runtime/coordinator/decide";
+import type { Decision } from "@/lib/runtime/coordinator/decision";
 import {
   DecisionRefusedError,
   NotAuditableError,
@@ -62,9 +62,9 @@ const peekTool = {
 
 /** Starts a run and lets it reach its first barrier; returns the pending turn the report shows. */
 async function startWaiting(input: ScenarioInput): Promise<{ runId: string; pending: PendingTurn }> {
-  const { runId, settled } = await harness.service.startRun(buildScenario(input));
+  const { runId, settled } = await harness.host.startRun(buildScenario(input));
   expect(await settled).toBe("WAITING_FOR_APPROVAL");
-  const report = await harness.service.getReport(runId);
+  const report = await harness.host.getReport(runId);
   if (!report?.pending) throw new Error(`run ${runId} has no pending turn`);
   return { runId, pending: report.pending };
 }
@@ -81,7 +81,7 @@ async function storedStateText(runId: string): Promise<string | null> {
 
 const approvalRows = (runId: string) => harness.store.listApprovals(runId);
 
-const workspace = async (runId: string) => harness.service.toolContext(runId).workspace.snapshot();
+const workspace = async (runId: string) => harness.host.toolContext(runId).workspace.snapshot();
 
 async function eventsOf(runId: string, type: string) {
   return (await harness.events(runId)).filter((event) => event.type === type);
@@ -118,7 +118,7 @@ async function refusal<E extends Error>(
 async function expectStillWaiting(runId: string, pending: PendingTurn) {
   const row = await runRow(runId);
   expect(row).toMatchObject({ status: "WAITING_FOR_APPROVAL", claimToken: null, leaseExpiresAt: null });
-  expect((await harness.service.getReport(runId))?.pending).toEqual(pending);
+  expect((await harness.host.getReport(runId))?.pending).toEqual(pending);
 }
 
 /**
@@ -147,14 +147,14 @@ const approve = (pending: PendingTurn | null | undefined, actor = "alice"): Deci
   actor,
 });
 
-describe("SPEC §5 the coordinator (in memory)", () => {
+describe("the coordinator (in memory)", () => {
   describe("gate 1: turn binding", () => {
     it("refuses a digest that is not the pending turn's, leaves the run waiting, and accepts the right one after", async () => {
       const { runId, pending } = await startWaiting(writeTurn("stale digest"));
       const before = await storedStateText(runId);
 
       const error = await refusal(
-        harness.service.decide(runId, { approve: true, turnDigest: OTHER_DIGEST, actor: "alice" }),
+        harness.host.decide(runId, { approve: true, turnDigest: OTHER_DIGEST, actor: "alice" }),
         StaleApprovalTurnError,
         "stale_turn",
       );
@@ -167,7 +167,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       expect(await approvalRows(runId)).toEqual([]);
       expect(await eventsOf(runId, "approval_decided")).toEqual([]);
 
-      expect(await harness.service.decide(runId, approve(pending))).toEqual({
+      expect(await harness.host.decide(runId, approve(pending))).toEqual({
         outcome: "executed",
         status: "COMPLETED",
       });
@@ -194,17 +194,17 @@ describe("SPEC §5 the coordinator (in memory)", () => {
           ],
         },
       });
-      expect(await harness.service.decide(runId, approve(first))).toEqual({
+      expect(await harness.host.decide(runId, approve(first))).toEqual({
         outcome: "executed",
         status: "WAITING_FOR_APPROVAL",
       });
-      const second = (await harness.service.getReport(runId))?.pending;
+      const second = (await harness.host.getReport(runId))?.pending;
       if (!second) throw new Error("the run should wait at the second barrier");
       expect(second.turnDigest).not.toBe(first.turnDigest);
 
       // Replaying the first decision (same digest) now names a turn that is no longer pending.
       const error = await refusal(
-        harness.service.decide(runId, approve(first)),
+        harness.host.decide(runId, approve(first)),
         StaleApprovalTurnError,
         "stale_turn",
       );
@@ -223,7 +223,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
     ] as const)("refuses %s with a %s digest as stale_turn", async (_kind, _label, approveIt, turnDigest) => {
       const { runId, pending } = await startWaiting(writeTurn(`missing digest ${approveIt} ${turnDigest}`));
       const error = await refusal(
-        harness.service.decide(runId, { approve: approveIt, turnDigest, actor: "alice", reason: "because" }),
+        harness.host.decide(runId, { approve: approveIt, turnDigest, actor: "alice", reason: "because" }),
         StaleApprovalTurnError,
         "stale_turn",
       );
@@ -239,7 +239,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
     it("refuses a digest that cannot match before claiming, so wrong digests never crowd out the right one", async () => {
       const { runId, pending } = await startWaiting(writeTurn("wrong digests claim nothing"));
       let claims = 0;
-      const service = harness.serviceWith((repository) => ({
+      const host = harness.hostWith((repository) => ({
         ...repository,
         async claimWaitingRun(id, token, leaseMs, purpose) {
           claims += 1;
@@ -251,13 +251,13 @@ describe("SPEC §5 the coordinator (in memory)", () => {
         },
       }));
       const wrong = Array.from({ length: 8 }, (_, index) =>
-        service.decide(runId, {
+        host.decide(runId, {
           approve: index % 2 === 0,
           turnDigest: `${index}`.repeat(64),
           actor: "mallory",
         }),
       );
-      const right = service.decide(runId, approve(pending));
+      const right = host.decide(runId, approve(pending));
       const [rightOutcome, ...wrongOutcomes] = await Promise.allSettled([right, ...wrong]);
       expect(rightOutcome).toEqual({
         status: "fulfilled",
@@ -277,8 +277,8 @@ describe("SPEC §5 the coordinator (in memory)", () => {
 
     it("still checks the digest against the claimed row: a turn that changed after it was read is refused", async () => {
       const { runId, pending } = await startWaiting(writeTurn("turn changed during the claim"));
-      const service = harness.serviceWith(withTurnChangedDuringClaim);
-      await refusal(service.decide(runId, approve(pending)), StaleApprovalTurnError, "stale_turn");
+      const host = harness.hostWith(withTurnChangedDuringClaim);
+      await refusal(host.decide(runId, approve(pending)), StaleApprovalTurnError, "stale_turn");
       expect((await runRow(runId)).status).toBe("WAITING_FOR_APPROVAL");
       expect(await startsOf(runId, 0)).toBe(0);
       expect(await approvalRows(runId)).toEqual([]);
@@ -287,12 +287,12 @@ describe("SPEC §5 the coordinator (in memory)", () => {
     it("refuses a denial with a wrong digest: nothing is denied", async () => {
       const { runId, pending } = await startWaiting(writeTurn("stale denial"));
       await refusal(
-        harness.service.decide(runId, { approve: false, turnDigest: OTHER_DIGEST, actor: "alice" }),
+        harness.host.decide(runId, { approve: false, turnDigest: OTHER_DIGEST, actor: "alice" }),
         StaleApprovalTurnError,
         "stale_turn",
       );
       await expectStillWaiting(runId, pending);
-      const report = await harness.service.getReport(runId);
+      const report = await harness.host.getReport(runId);
       expect(report?.steps[0]?.calls.map((call) => call.status)).toEqual(["pending", "pending"]);
       expect(await approvalRows(runId)).toEqual([]);
     });
@@ -305,13 +305,13 @@ describe("SPEC §5 the coordinator (in memory)", () => {
         ...writeTurn("two people"),
         policy: { requireDistinctApprover: true },
       });
-      const started = await harness.service.startRun(scenario, starter);
+      const started = await harness.host.startRun(scenario, starter);
       expect(await started.settled).toBe("WAITING_FOR_APPROVAL");
-      const pending = (await harness.service.getReport(started.runId))?.pending;
+      const pending = (await harness.host.getReport(started.runId))?.pending;
       if (!pending) throw new Error("the run should wait");
 
       const refused = await refusal(
-        harness.service.decide(started.runId, { ...approve(pending, starter.name), actorId: starter.id }),
+        harness.host.decide(started.runId, { ...approve(pending, starter.name), actorId: starter.id }),
         SelfApprovalError,
         "forbidden",
       );
@@ -321,15 +321,15 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       expect(await approvalRows(started.runId)).toEqual([]);
 
       expect(
-        await harness.service.decide(started.runId, { ...approve(pending, "Ada"), actorId: "user-other" }),
+        await harness.host.decide(started.runId, { ...approve(pending, "Ada"), actorId: "user-other" }),
       ).toEqual({ outcome: "executed", status: "COMPLETED" });
       expect(await approvalRows(started.runId)).toMatchObject([{ actor: "Ada", actorId: "user-other" }]);
 
-      const second = await harness.service.startRun(scenario, starter);
+      const second = await harness.host.startRun(scenario, starter);
       await second.settled;
-      const secondPending = (await harness.service.getReport(second.runId))?.pending;
+      const secondPending = (await harness.host.getReport(second.runId))?.pending;
       expect(
-        await harness.service.decide(second.runId, {
+        await harness.host.decide(second.runId, {
           approve: false,
           turnDigest: secondPending?.turnDigest,
           actor: starter.name,
@@ -385,7 +385,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
 
     it("refuses it when the scenario's own policy asks for a distinct approver, and allows it when nothing does", async () => {
       const error = await refusal(
-        harness.service.startRun(buildScenario(ungated("own policy", { requireDistinctApprover: true }))),
+        harness.host.startRun(buildScenario(ungated("own policy", { requireDistinctApprover: true }))),
         InvalidScenarioError,
         "invalid_scenario",
       );
@@ -393,7 +393,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
         path: "approvals.write_file",
         message: expect.stringMatching(/the scenario's policy\.requireDistinctApprover is on/),
       });
-      const ungatedRun = await harness.service.startRun(buildScenario(ungated("no separation")));
+      const ungatedRun = await harness.host.startRun(buildScenario(ungated("no separation")));
       expect(await ungatedRun.settled).toBe("COMPLETED");
     });
   });
@@ -401,7 +401,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
   describe("runs that cannot be decided", () => {
     it("answers not_found for an unknown run id", async () => {
       const error = await refusal(
-        harness.service.decide(crypto.randomUUID(), {
+        harness.host.decide(crypto.randomUUID(), {
           approve: true,
           turnDigest: OTHER_DIGEST,
           actor: "alice",
@@ -414,12 +414,12 @@ describe("SPEC §5 the coordinator (in memory)", () => {
 
     it("answers not_waiting to a second decision on a run the first one finished", async () => {
       const { runId, pending } = await startWaiting(writeTurn("decided twice"));
-      expect(await harness.service.decide(runId, approve(pending))).toEqual({
+      expect(await harness.host.decide(runId, approve(pending))).toEqual({
         outcome: "executed",
         status: "COMPLETED",
       });
       for (const decision of [approve(pending, "bob"), { ...approve(pending, "bob"), approve: false }]) {
-        const error = await refusal(harness.service.decide(runId, decision), NotWaitingError, "not_waiting");
+        const error = await refusal(harness.host.decide(runId, decision), NotWaitingError, "not_waiting");
         expect(error.pending).toBeNull();
       }
       expect(await startsOf(runId, 0)).toBe(1);
@@ -429,7 +429,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
     });
 
     it("answers not_waiting while the run is RUNNING", async () => {
-      const { runId, settled } = await harness.service.startRun(
+      const { runId, settled } = await harness.host.startRun(
         buildScenario({
           name: "decide while running",
           tools: [{ ...peekTool, name: "slow_peek", approval: "never", delayMs: 400 }],
@@ -437,7 +437,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
         }),
       );
       await refusal(
-        harness.service.decide(runId, { approve: true, turnDigest: OTHER_DIGEST, actor: "alice" }),
+        harness.host.decide(runId, { approve: true, turnDigest: OTHER_DIGEST, actor: "alice" }),
         NotWaitingError,
         "not_waiting",
       );
@@ -447,12 +447,12 @@ describe("SPEC §5 the coordinator (in memory)", () => {
 
     it("answers not_waiting, re-signalling the pending turn, when the claim is lost", async () => {
       const { runId, pending } = await startWaiting(writeTurn("claim lost"));
-      const service = harness.serviceWith((repository) => ({
+      const host = harness.hostWith((repository) => ({
         ...repository,
         claimAndRecordDecision: async () => false,
         claimWaitingRun: async () => null,
       }));
-      const error = await refusal(service.decide(runId, approve(pending)), NotWaitingError, "not_waiting");
+      const error = await refusal(host.decide(runId, approve(pending)), NotWaitingError, "not_waiting");
       expect(error.pending).toEqual(pending);
       await expectStillWaiting(runId, pending);
       expect(await approvalRows(runId)).toEqual([]);
@@ -468,7 +468,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       const eventsBefore = await harness.events(runId);
 
       const error = await refusal(
-        harness.service.decide(runId, { approve: true, turnDigest: OTHER_DIGEST, actor: "alice" }),
+        harness.host.decide(runId, { approve: true, turnDigest: OTHER_DIGEST, actor: "alice" }),
         UnreadableStateError,
         "unreadable_state",
       );
@@ -489,7 +489,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
     it("settles the run FAILED when the claimed row cannot be decoded, keeping its stored state", async () => {
       const { runId, pending } = await startWaiting(writeTurn("corrupt after claim"));
       const stateBefore = await storedStateText(runId);
-      const service = harness.serviceWith((repository) => ({
+      const host = harness.hostWith((repository) => ({
         ...repository,
         // Damaged after it was read: the claim cannot also record the decision.
         claimAndRecordDecision: async () => false,
@@ -499,13 +499,13 @@ describe("SPEC §5 the coordinator (in memory)", () => {
         },
       }));
 
-      await refusal(service.decide(runId, approve(pending)), UnreadableStateError, "unreadable_state");
+      await refusal(host.decide(runId, approve(pending)), UnreadableStateError, "unreadable_state");
       const row = await runRow(runId);
       expect(row).toMatchObject({ status: "FAILED", claimToken: null, leaseExpiresAt: null });
       expect(row.error?.code).toBe("unreadable_state");
       expect(row.state).not.toBeNull();
       expect(await storedStateText(runId)).toBe(stateBefore);
-      expect((await harness.service.getReport(runId))?.error?.code).toBe("unreadable_state");
+      expect((await harness.host.getReport(runId))?.error?.code).toBe("unreadable_state");
       expect(await eventsOf(runId, "run_finished")).toMatchObject([
         { payload: { status: "FAILED", error: { code: "unreadable_state" } } },
       ]);
@@ -521,7 +521,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       harness.faults.arm("approvals", 1);
 
       const error = await refusal(
-        harness.service.decide(runId, approve(pending)),
+        harness.host.decide(runId, approve(pending)),
         NotAuditableError,
         "not_auditable",
       );
@@ -534,7 +534,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       expect(await approvalRows(runId)).toEqual([]);
       expect(await eventsOf(runId, "approval_decided")).toEqual([]);
 
-      expect(await harness.service.decide(runId, approve(pending, "bob"))).toEqual({
+      expect(await harness.host.decide(runId, approve(pending, "bob"))).toEqual({
         outcome: "executed",
         status: "COMPLETED",
       });
@@ -561,7 +561,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       });
       expect(pending.calls.map((call) => call.name)).toEqual(["peek", "memory_set"]);
       harness.faults.arm("approvals", 1);
-      await refusal(harness.service.decide(runId, approve(pending)), NotAuditableError, "not_auditable");
+      await refusal(harness.host.decide(runId, approve(pending)), NotAuditableError, "not_auditable");
       await expectStillWaiting(runId, pending);
       expect(await startsOf(runId, 0)).toBe(0);
       expect(await startsOf(runId, 1)).toBe(0);
@@ -589,7 +589,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       expect(pending.calls.map((call) => call.name)).toEqual(["peek", "read_file", "list_files"]);
       harness.faults.arm("approvals", 1);
 
-      expect(await harness.service.decide(runId, approve(pending))).toEqual({
+      expect(await harness.host.decide(runId, approve(pending))).toEqual({
         outcome: "executed",
         status: "COMPLETED",
       });
@@ -598,7 +598,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       expect(await eventsOf(runId, "approval_decided")).toMatchObject([
         { payload: { audited: false, approve: true, outcome: "executed", turnDigest: pending.turnDigest } },
       ]);
-      const report = await harness.service.getReport(runId);
+      const report = await harness.host.getReport(runId);
       expect(report?.steps[0]?.calls.map((call) => call.status)).toEqual(["ok", "ok", "ok"]);
       expect(report?.steps[0]?.calls[0]?.result).toEqual({ seen: true });
     });
@@ -608,7 +608,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       harness.faults.arm("approvals", 1);
 
       expect(
-        await harness.service.decide(runId, {
+        await harness.host.decide(runId, {
           approve: false,
           turnDigest: pending.turnDigest,
           actor: "alice",
@@ -622,7 +622,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       ]);
       expect(await startsOf(runId, 0)).toBe(0);
       expect(await workspace(runId)).toEqual({ "seed.txt": "seed" });
-      const report = await harness.service.getReport(runId);
+      const report = await harness.host.getReport(runId);
       expect(report?.steps[0]?.calls.map((call) => call.status)).toEqual(["denied", "invalidated"]);
       expect(report?.steps[0]?.calls[0]?.error?.message).toContain("not today");
     });
@@ -635,13 +635,13 @@ describe("SPEC §5 the coordinator (in memory)", () => {
     ] as const)("settles the run FAILED, never leaving it RUNNING (%s)", async (_case, approvalFault) => {
       const { runId, pending } = await startWaiting(writeTurn("release fails"));
       if (approvalFault) harness.faults.arm("approvals", 1);
-      const service = harness.serviceWith((repository) => ({
+      const host = harness.hostWith((repository) => ({
         ...(approvalFault ? repository : withTurnChangedDuringClaim(repository)),
         releaseRun: async () => false,
       }));
       const decision: Decision = approve(pending);
 
-      const error = await refusal(service.decide(runId, decision), DecisionRefusedError, "not_waiting");
+      const error = await refusal(host.decide(runId, decision), DecisionRefusedError, "not_waiting");
       expect(error.pending).toBeNull();
       const row = await runRow(runId);
       expect(row).toMatchObject({ status: "FAILED", claimToken: null, leaseExpiresAt: null });
@@ -659,7 +659,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       const { runId, pending } = await startWaiting(writeTurn("step audit outage"));
       harness.faults.arm("steps", 1);
 
-      expect(await harness.service.decide(runId, approve(pending))).toEqual({
+      expect(await harness.host.decide(runId, approve(pending))).toEqual({
         outcome: "executed",
         status: "RUNNING",
       });
@@ -683,7 +683,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
         model: { kind: "scripted", turns: [{ calls: [{ name: "peek", arguments: {} }] }, finish] },
       });
       harness.faults.arm("steps", 1);
-      expect(await harness.service.decide(runId, approve(pending))).toEqual({
+      expect(await harness.host.decide(runId, approve(pending))).toEqual({
         outcome: "executed",
         status: "RUNNING",
       });
@@ -696,7 +696,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
   it("claims and records a decision in one write when the run is as it was read: the barrier starts in it", async () => {
     const { runId, pending } = await startWaiting(writeTurn("one write"));
     const writes: string[] = [];
-    const service = harness.serviceWith((repository) => ({
+    const host = harness.hostWith((repository) => ({
       ...repository,
       async claimAndRecordDecision(...args) {
         writes.push("claimAndRecordDecision");
@@ -712,7 +712,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       },
     }));
     const waitedAt = (await harness.events(runId)).length;
-    expect(await service.decide(runId, approve(pending))).toEqual({
+    expect(await host.decide(runId, approve(pending))).toEqual({
       outcome: "executed",
       status: "COMPLETED",
     });
@@ -730,7 +730,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
   it("concurrent approvals in one process never queue: only one of them even tries to claim", async () => {
     const { runId, pending } = await startWaiting(deployTurn("one claim", 20));
     let claims = 0;
-    const service = harness.serviceWith((repository) => ({
+    const host = harness.hostWith((repository) => ({
       ...repository,
       async claimWaitingRun(id, token, leaseMs, purpose) {
         claims += 1;
@@ -742,7 +742,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
       },
     }));
     const results = await Promise.allSettled(
-      Array.from({ length: 10 }, (_, index) => service.decide(runId, approve(pending, `actor-${index}`))),
+      Array.from({ length: 10 }, (_, index) => host.decide(runId, approve(pending, `actor-${index}`))),
     );
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
     for (const result of results.filter((entry) => entry.status === "rejected")) {
@@ -753,21 +753,21 @@ describe("SPEC §5 the coordinator (in memory)", () => {
 
   it("32 concurrent approvals of one turn: exactly one executes it, once", async () => {
     const { runId, pending } = await startWaiting(deployTurn("race", 50));
-    await expectOneOfManyApprovalsToExecute(harness.service, runId, pending);
+    await expectOneOfManyApprovalsToExecute(harness.host, runId, pending);
     expect(await approvalRows(runId)).toHaveLength(1);
   });
 
   describe("failures after the claim", () => {
     it("settles the run FAILED, never RUNNING, when recording and announcing the decision fails unexpectedly", async () => {
       const { runId, pending } = await startWaiting(writeTurn("announce fails"));
-      const service = harness.serviceWith((repository) => ({
+      const host = harness.hostWith((repository) => ({
         ...repository,
         claimAndRecordDecision: async () => false,
         recordApproval: async () => {
           throw new Error("connection reset");
         },
       }));
-      await expect(service.decide(runId, approve(pending))).rejects.toThrow("connection reset");
+      await expect(host.decide(runId, approve(pending))).rejects.toThrow("connection reset");
       const row = await runRow(runId);
       expect(row).toMatchObject({ status: "FAILED", claimToken: null, error: { code: "internal_error" } });
       expect(await workspace(runId)).not.toHaveProperty("out.txt");
@@ -776,7 +776,7 @@ describe("SPEC §5 the coordinator (in memory)", () => {
     it("refuses a digest that is not a string as stale_turn and leaves the run waiting", async () => {
       const { runId, pending } = await startWaiting(writeTurn("numeric digest"));
       await refusal(
-        harness.service.decide(runId, { approve: true, turnDigest: 42 as unknown as string, actor: "alice" }),
+        harness.host.decide(runId, { approve: true, turnDigest: 42 as unknown as string, actor: "alice" }),
         StaleApprovalTurnError,
         "stale_turn",
       );

@@ -1,8 +1,12 @@
-import { declaresWrite } from "../declares-write";
-import { type PreflightedCall, preflightCall } from "../preflight";
+import { compileGrantCondition } from "../grants/grant-condition";
+import { grantRequestSchema, newToolGrant, type ToolGrant } from "../grants/tool-grant";
+import { declaresWrite } from "../planner/declares-write";
+import { type PreflightedCall, preflightCall } from "../planner/preflight";
+import { describeApprovers, mayDecideCall } from "../policy/who-may-decide";
+import { barrierOf, gatesOf } from "../run/execute-step";
 import { driveRun } from "../run/run-loop";
-import type { RunRecord } from "../run/run-store";
-import type { PendingTurn, RunStatus } from "../run/run-types";
+import type { RunRecord } from "../run/run-records";
+import type { PendingTurn } from "../run/run-types";
 import type { StepProgress, SuspendedState } from "../run/suspended-state";
 import { inSpan, runTraceContext } from "../tracing";
 import { canonicalJson, computeTurnDigest, digestsEqual } from "../turn-digest";
@@ -16,70 +20,34 @@ import {
   resumeClaimedRun,
 } from "./claim-waiting-run";
 import type { CoordinatorDependencies } from "./coordinator-dependencies";
+import { countApproval, isCountedOnly, refuseQuorumMisuse } from "./count-approval";
+import type { Decision, StartedDecision } from "./decision";
 import {
   ApprovalExpiredError,
   type DecisionRefusedError,
   InvalidDecisionError,
   NotAuditableError,
+  NotRuleApproverError,
   NotWaitingError,
   SelfApprovalError,
   StaleApprovalTurnError,
 } from "./decision-errors";
-import { type DecisionWrite, describeDecision } from "./describe-decision";
 import { isPastDeadline } from "./expire-wait";
-
-/** A human decision on the pending turn it names (SPEC §5). */
-export interface Decision {
-  approve: boolean;
-  turnDigest?: string | null;
-  /** Who decides, by name (the audit shows it), and by user id when the host authenticated one. */
-  actor: string;
-  actorId?: string | null;
-  /** A denial's reply to the model: it reads it with the outcome in its next completion. */
-  reason?: string | null;
-  /**
-   * Approvals only: the barrier call's arguments as the approver changed them.
-   * Checked like the model's (the tool's schema and preflight); the call runs
-   * with them, and the audit keeps both.
-   */
-  editedArguments?: Record<string, unknown> | null;
-  /** Approvals only: `turn` approves every gate of the pending turn, in order; `gate` (default) the barrier. */
-  scope?: "gate" | "turn";
-  /**
-   * Approvals only: later calls of the barrier's tool in this run need no
-   * approval ("always allow"); each is audited as an automatic approval
-   * pointing to this decision. Never reaches another run.
-   */
-  alwaysAllow?: boolean;
-}
-
-/** A decision that took effect, and the run's status once it was applied. */
-export interface DecisionResult {
-  outcome: "executed" | "denied";
-  status: RunStatus;
-}
-
-/** A decision that took effect; `settled` is the run going on, until it next waits or ends. */
-export interface StartedDecision {
-  outcome: "executed" | "denied";
-  settled: Promise<RunStatus>;
-}
+import { type DecisionWritePlan, planDecisionWrites } from "./plan-decision-writes";
 
 /**
- * The one place a decision is checked and applied (SPEC §5), in this order:
- * pre-claim decode (unreadable → `unreadable_state`, nothing claimed); gate 1
- * against the turn read before the claim (a digest that cannot match →
- * `stale_turn`, nothing claimed; a digest whose wait expired → `not_waiting`
- * saying so); the variant's own checks (an edit must pass the tool's schema;
- * edits, whole-turn approvals and grants go with approvals only); atomic
- * claim (lost → `not_waiting`); post-claim decode of the row won (unreadable →
- * the run is settled FAILED, its state kept); gate 1, the `turnDigest` against
- * the claimed pending turn in constant time (`stale_turn`, denials too), and
- * the wait's deadline; the audit record (a row per gate decided), in the
- * write that also announces the decision and starts an approved barrier;
- * gate 2, an unaudited approval of a write-declaring turn (`not_auditable`).
- * A refusal releases the run to WAITING_FOR_APPROVAL with its state as it
- * was (a failed release settles it FAILED).
+ * The one place a decision is checked and applied
+ * (docs/decisions.md#what-happens-to-a-decision-in-order), in this order: pre-claim decode (unreadable
+ * → `unreadable_state`, nothing claimed); gate 1 against the turn read before the claim (a digest that
+ * cannot match → `stale_turn`, nothing claimed; a digest whose wait expired → `not_waiting` saying
+ * so); the variant's own checks (an edit must pass the tool's schema; edits, whole-turn approvals and
+ * grants go with approvals only); atomic claim (lost → `not_waiting`); post-claim decode of the row
+ * won (unreadable → the run is settled FAILED, its state kept); gate 1, the `turnDigest` against the
+ * claimed pending turn in constant time (`stale_turn`, denials too), and the wait's deadline; the
+ * audit record (a row per gate decided), in the write that also announces the decision and starts an
+ * approved barrier; gate 2, an unaudited approval of a write-declaring turn (`not_auditable`). A
+ * refusal releases the run to WAITING_FOR_APPROVAL with its state as it was (a failed release settles
+ * it FAILED).
  *
  * When the run is still exactly the row that was read and checked, the
  * claim and the audit record are one write (the store refuses it if the row
@@ -120,13 +88,32 @@ async function decide(
 ): Promise<StartedDecision> {
   const { store, claimsInFlight } = dependencies;
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
-  const { waiting, state, turnDigest, edit } = await checkDecision(runId, decision, dependencies);
+  let checked = await checkDecision(runId, decision, dependencies);
+  for (let attempt = 1; isCountedOnly(checked.state, decision, checked.edit); attempt += 1) {
+    // An approval toward a quorum it does not meet: counted in one fenced write, nothing claimed.
+    const { waiting, state, turnDigest, edit } = checked;
+    if (await countApproval(waiting, state, turnDigest, decision, edit, dependencies)) {
+      return { outcome: "counted", settled: Promise.resolve("WAITING_FOR_APPROVAL") };
+    }
+    // Nothing was written. Read again: the checks say what changed (taken, a new turn, expired).
+    // Unchanged, another write held the row at that moment, or the audit could not store the row.
+    const again = await checkDecision(runId, decision, dependencies);
+    const isUnchanged = again.waiting.version === waiting.version;
+    if (attempt >= MAX_COUNT_ATTEMPTS) {
+      throw isUnchanged
+        ? new NotAuditableError(runId, again.state.pending)
+        : new NotWaitingError(runId, "being approved by others at this moment");
+    }
+    if (isUnchanged) await new Promise((resolve) => setTimeout(resolve, attempt * COUNT_RETRY_MS));
+    checked = again;
+  }
+  const { waiting, state, turnDigest, edit } = checked;
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
   claimsInFlight?.add(runId);
   let applied: Awaited<ReturnType<typeof applyDecision>>;
   let claim: ClaimedRun;
   try {
-    const write = describeDecision(runId, decision, edit, state, turnDigest);
+    const write = planDecisionWrites(runId, decision, edit, state, turnDigest);
     const claimedAndRecorded = await claimAndRecord(waiting, state, write, dependencies);
     if (claimedAndRecorded) {
       claim = claimedAndRecorded;
@@ -141,6 +128,11 @@ async function decide(
     claimsInFlight?.delete(runId);
   }
   const { environment, outcome, reason, started, progress } = applied;
+  // After the approval took effect: an approval that was refused gives no grant.
+  const grant =
+    decision.approve && decision.grant
+      ? await storeGrant(claim, decision, checked.grantedCall, dependencies)
+      : undefined;
   const settled = driveRun(
     environment,
     resumeClaimedRun(
@@ -148,8 +140,45 @@ async function decide(
       decision.approve ? { kind: "approve", started } : { kind: "deny", reason, actor: decision.actor },
     ),
   );
-  return { outcome, settled };
+  return { outcome, settled, ...(grant === undefined ? {} : { grant }) };
 }
+
+/**
+ * Stores the grant an approval asked for, bound to the barrier's tool and, for a tool defined
+ * elsewhere, to the definition that was approved. The approval has taken effect: a grant that
+ * cannot be stored is logged and answered as null, and the run goes on.
+ */
+async function storeGrant(
+  claim: ClaimedRun,
+  decision: Decision,
+  call: { name: string; toolFingerprint: string | null } | null,
+  dependencies: CoordinatorDependencies,
+): Promise<ToolGrant | null> {
+  const { grants, grantSubjectOf } = dependencies;
+  if (!grants || !grantSubjectOf || !call || !decision.grant) return null;
+  try {
+    return await grants.create(
+      newToolGrant(decision.grant, {
+        toolName: call.name,
+        toolFingerprint: call.toolFingerprint,
+        subject: grantSubjectOf(claim.run),
+        creator: { name: decision.actor, id: decision.actorId ?? null },
+        now: dependencies.now(),
+      }),
+    );
+  } catch (error) {
+    dependencies.log?.("an approval's grant could not be stored", {
+      runId: claim.run.id,
+      error: String(error),
+    });
+    return null;
+  }
+}
+
+/** Approvals counted toward a quorum at the same moment as this one make it read again, this many times at most. */
+const MAX_COUNT_ATTEMPTS = 8;
+/** The pause before counting again when the run was held by another write at that moment (times the attempt). */
+const COUNT_RETRY_MS = 5;
 
 /**
  * Every check a decision passes before anything is claimed (see
@@ -178,7 +207,16 @@ export async function checkDecision(
   if (isPastDeadline(pending, dependencies.now()))
     throw new ApprovalExpiredError(runId, pending.expiresAt, null);
   refuseSelfApproval(waiting, decision, dependencies);
-  return { waiting, state, turnDigest, edit: await checkVariant(waiting, pending, decision, dependencies) };
+  refuseUnnamedDecider(waiting.id, state, decision);
+  refuseQuorumMisuse(waiting.id, state, decision);
+  const grantedCall = checkGrant(waiting, state, decision, dependencies);
+  return {
+    waiting,
+    state,
+    turnDigest,
+    edit: await checkVariant(waiting, pending, decision, dependencies),
+    grantedCall,
+  };
 }
 
 /**
@@ -230,6 +268,75 @@ function refuseSelfApproval(
   if (dependencies.requiresDistinctApprover(waiting)) {
     throw new SelfApprovalError(waiting.id, readPendingTurn(waiting));
   }
+}
+
+/**
+ * Who may decide (docs/policies.md#who-may-decide): when a policy rule gated a call this decision
+ * decides (the barrier; every gate for a whole-turn approval) and names who may decide it, a
+ * decider it does not name is refused, approving or denying. Checked before the claim: nothing is
+ * held for a refused decider. A decision the host authenticated no one for is not checked.
+ */
+function refuseUnnamedDecider(runId: string, state: SuspendedState, decision: Decision): void {
+  const { decider } = decision;
+  if (!decider) return;
+  const barrier = barrierOf(state);
+  const decided =
+    decision.approve && decision.scope === "turn" ? gatesOf(state) : barrier ? [barrier.batchIndex] : [];
+  for (const batchIndex of decided) {
+    const policy = state.calls[batchIndex]?.policy;
+    if (policy?.effect !== "require" || mayDecideCall(policy, decider)) continue;
+    throw new NotRuleApproverError(
+      runId,
+      { name: policy.rule, version: policy.version, approvers: describeApprovers(policy.approvers) },
+      state.pending,
+    );
+  }
+}
+
+/**
+ * A grant asked for with an approval (docs/policies.md#grants), checked before anything is claimed:
+ * only with an approval, not beside `alwaysAllow`, only where this host keeps grants, its condition
+ * checked like a policy rule's, and only for a gate its tool's declaration made: a call a policy
+ * rule decided stays the rule's (a grant never waives a rule, nor a quorum). Returns the tool it
+ * grants, with the definition it is bound to (null when no grant was asked for).
+ */
+function checkGrant(
+  waiting: RunRecord,
+  state: SuspendedState,
+  decision: Decision,
+  dependencies: CoordinatorDependencies,
+): { name: string; toolFingerprint: string | null } | null {
+  if (decision.grant === undefined || decision.grant === null) return null;
+  const refuse = (field: string, message: string) =>
+    new InvalidDecisionError(waiting.id, field, message, state.pending);
+  if (!decision.approve) throw refuse("grant", "goes with an approval only; a denial changes nothing");
+  if (decision.alwaysAllow === true) throw refuse("grant", "replaces alwaysAllow; give one of them");
+  if (!dependencies.grants || !dependencies.grantSubjectOf)
+    throw refuse("grant", "this host keeps no grants");
+  const parsed = grantRequestSchema.safeParse(decision.grant);
+  if (!parsed.success)
+    throw refuse(
+      "grant",
+      parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "),
+    );
+  const { condition, scope } = parsed.data;
+  if (condition) {
+    const compiled = compileGrantCondition(condition);
+    if (!compiled.ok) throw refuse("grant.condition", compiled.problem);
+  }
+  if (scope === "user" && !waiting.startedById) {
+    throw refuse("grant.scope", "user: this run was started by nobody, so there is no user to grant it for");
+  }
+  const barrier = barrierOf(state);
+  const call = barrier ? state.calls[barrier.batchIndex] : undefined;
+  if (!barrier || !call) return null;
+  if (call.policy) {
+    throw refuse(
+      "grant",
+      `cannot be given for ${call.name}: policy rule ${JSON.stringify(call.policy.rule)} decided this call, and a grant only waives a tool's own gate`,
+    );
+  }
+  return { name: call.name, toolFingerprint: barrier.toolFingerprint ?? null };
 }
 
 /**
@@ -294,7 +401,7 @@ async function checkVariant(
 async function claimAndRecord(
   waiting: RunRecord,
   state: SuspendedState,
-  write: DecisionWrite,
+  write: DecisionWritePlan,
   dependencies: CoordinatorDependencies,
 ): Promise<ClaimedRun | null> {
   // The claim announces the stored digest; the one write is taken only when it is the computed one.
@@ -317,7 +424,10 @@ async function claimAndRecord(
   return { run, claimToken, state };
 }
 
-/** Gates 1 and 2, the audit and the announcement of a decision on a claimed run (SPEC §5 steps 4–7). */
+/**
+ * Gates 1 and 2, the audit and the announcement of a decision on a claimed run
+ * (docs/decisions.md#what-happens-to-a-decision-in-order, steps 5–7).
+ */
 async function applyDecision(
   decision: Decision,
   edit: PreflightedCall | null,
@@ -326,7 +436,7 @@ async function applyDecision(
 ) {
   const { run: claimed, claimToken, state } = claim;
   const runId = claimed.id;
-  const write = describeDecision(runId, decision, edit, state, computeTurnDigest(state.pending.calls));
+  const write = planDecisionWrites(runId, decision, edit, state, computeTurnDigest(state.pending.calls));
   const { expected } = write;
   // Surfaces validate the body, but a digest that is not a string must still be a refusal, not a crash.
   const received = typeof decision.turnDigest === "string" ? decision.turnDigest : null;
@@ -356,7 +466,7 @@ async function afterRecording(
   decision: Decision,
   edit: PreflightedCall | null,
   claim: ClaimedRun,
-  write: DecisionWrite,
+  write: DecisionWritePlan,
   audited: boolean,
   dependencies: CoordinatorDependencies,
 ) {

@@ -4,7 +4,7 @@ import type { PendingTurn } from "../run/run-types";
 /**
  * A decision or cancellation that did not take effect. `pending` is the run's
  * current pending turn when it is (still) waiting, so a client can re-render
- * and decide again (SPEC §5).
+ * and decide again (docs/decisions.md#what-happens-to-a-decision-in-order).
  */
 export class DecisionRefusedError extends RuntimeError {
   static override readonly brand: string = "DecisionRefusedError";
@@ -98,6 +98,50 @@ export class SelfApprovalError extends DecisionRefusedError {
       "forbidden",
       runId,
       `You started run ${runId}, and its policy requires someone else to approve it. You can still deny it or cancel it.`,
+      pending,
+    );
+  }
+}
+
+/**
+ * A policy rule names who may decide the gate (docs/policies.md#who-may-decide), and the decider is
+ * not among them: refused before anything is claimed, approvals and denials alike.
+ */
+export class NotRuleApproverError extends DecisionRefusedError {
+  static override readonly brand: string = "NotRuleApproverError";
+  declare readonly code: "not_rule_approver";
+  /** The rule that names who may decide, and the policy version it belongs to. */
+  readonly rule: string;
+  readonly policyVersion: number | null;
+  constructor(
+    runId: string,
+    rule: { name: string; version: number | null; approvers: string },
+    pending: PendingTurn | null,
+  ) {
+    super(
+      "not_rule_approver",
+      runId,
+      `Policy rule "${rule.name}"${rule.version === null ? "" : ` (version ${rule.version})`} lets only ${rule.approvers} decide this call of run ${runId}.`,
+      pending,
+    );
+    this.rule = rule.name;
+    this.policyVersion = rule.version;
+  }
+}
+
+/**
+ * Quorum (docs/policies.md#quorum): this person's approval of this very turn is already counted;
+ * one person approving twice never counts twice.
+ */
+export class AlreadyApprovedError extends DecisionRefusedError {
+  static override readonly brand: string = "AlreadyApprovedError";
+  declare readonly code: "already_approved";
+  constructor(runId: string, pending: PendingTurn) {
+    const { quorum = 1, approvals = [] } = pending;
+    super(
+      "already_approved",
+      runId,
+      `You have already approved this turn of run ${runId}; it needs ${quorum} different approvers and has ${approvals.length}.`,
       pending,
     );
   }

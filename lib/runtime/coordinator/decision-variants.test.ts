@@ -61,9 +61,9 @@ const oneWrite = (name: string): ScenarioInput => ({
 });
 
 async function startWaiting(input: ScenarioInput): Promise<{ runId: string; pending: PendingTurn }> {
-  const { runId, settled } = await harness.service.startRun(buildScenario(input));
+  const { runId, settled } = await harness.host.startRun(buildScenario(input));
   expect(await settled).toBe("WAITING_FOR_APPROVAL");
-  const pending = (await harness.service.getReport(runId))?.pending;
+  const pending = (await harness.host.getReport(runId))?.pending;
   if (!pending) throw new Error("no pending turn");
   return { runId, pending };
 }
@@ -77,14 +77,14 @@ async function refused(promise: Promise<unknown>): Promise<DecisionRefusedError>
   return outcome;
 }
 
-const workspace = (runId: string) => harness.service.toolContext(runId).workspace.snapshot();
+const workspace = (runId: string) => harness.host.toolContext(runId).workspace.snapshot();
 const events = (runId: string, type: string) =>
   harness.events(runId).then((all) => all.filter((event) => event.type === type));
 
 describe("edit, then approve", () => {
   it("runs the barrier with the edited arguments, audits both with their digests, and tells the model", async () => {
     const { runId, pending } = await startWaiting(oneWrite("edit"));
-    const result = await harness.service.decide(runId, {
+    const result = await harness.host.decide(runId, {
       approve: true,
       turnDigest: pending.turnDigest,
       actor: "alice",
@@ -112,7 +112,7 @@ describe("edit, then approve", () => {
     });
     expect(row?.argumentsDigest).not.toBe(row?.editedDigest);
 
-    const report = await harness.service.getReport(runId);
+    const report = await harness.host.getReport(runId);
     // The report keeps what the model sent and shows what ran.
     expect(report?.steps[0]?.calls[0]).toMatchObject({
       arguments: shown.arguments,
@@ -157,7 +157,7 @@ describe("edit, then approve", () => {
     const { runId, pending } = await startWaiting(oneWrite("bad edit"));
     const before = (await harness.events(runId)).length;
     const error = await refused(
-      harness.service.decide(runId, {
+      harness.host.decide(runId, {
         approve: true,
         turnDigest: pending.turnDigest,
         actor: "alice",
@@ -175,7 +175,7 @@ describe("edit, then approve", () => {
   it("refuses an edit with a stale digest as stale_turn, and an edit with a denial as invalid", async () => {
     const { runId, pending } = await startWaiting(oneWrite("stale edit"));
     const stale = await refused(
-      harness.service.decide(runId, {
+      harness.host.decide(runId, {
         approve: true,
         turnDigest: "0".repeat(64),
         actor: "alice",
@@ -184,7 +184,7 @@ describe("edit, then approve", () => {
     );
     expect(stale).toBeInstanceOf(StaleApprovalTurnError);
     const denial = await refused(
-      harness.service.decide(runId, {
+      harness.host.decide(runId, {
         approve: false,
         turnDigest: pending.turnDigest,
         actor: "alice",
@@ -200,7 +200,7 @@ describe("edit, then approve", () => {
     const { runId, pending } = await startWaiting(oneWrite("unaudited edit"));
     harness.faults.arm("approvals", 1);
     const error = await refused(
-      harness.service.decide(runId, {
+      harness.host.decide(runId, {
         approve: true,
         turnDigest: pending.turnDigest,
         actor: "alice",
@@ -218,7 +218,7 @@ describe("approve every gate of the turn", () => {
   it("lists and numbers the gates, and one decision runs them all in order with a row per gate", async () => {
     const { runId, pending } = await startWaiting(twoGates("approve all"));
     expect(pending.gates).toEqual([0, 2]);
-    const result = await harness.service.decide(runId, {
+    const result = await harness.host.decide(runId, {
       approve: true,
       turnDigest: pending.turnDigest,
       actor: "alice",
@@ -234,7 +234,7 @@ describe("approve every gate of the turn", () => {
     expect(new Set(rows.map((row) => row.decisionId)).size).toBe(1);
     // It never waited at the second gate.
     expect(await events(runId, "awaiting_approval")).toHaveLength(1);
-    const report = await harness.service.getReport(runId);
+    const report = await harness.host.getReport(runId);
     expect(report?.steps[0]?.calls.map((call) => call.status)).toEqual(["ok", "ok", "ok", "ok"]);
   });
 
@@ -242,13 +242,13 @@ describe("approve every gate of the turn", () => {
     const { runId, pending } = await startWaiting(
       twoGates("approve all, first fails", { failFirstGate: true }),
     );
-    await harness.service.decide(runId, {
+    await harness.host.decide(runId, {
       approve: true,
       turnDigest: pending.turnDigest,
       actor: "alice",
       scope: "turn",
     });
-    const report = await harness.service.getReport(runId);
+    const report = await harness.host.getReport(runId);
     expect(report?.steps[0]?.calls.map((call) => call.status)).toEqual([
       "error",
       "invalidated",
@@ -261,13 +261,13 @@ describe("approve every gate of the turn", () => {
 
   it("without it, the second gate waits for its own decision", async () => {
     const { runId, pending } = await startWaiting(twoGates("one at a time"));
-    const first = await harness.service.decide(runId, {
+    const first = await harness.host.decide(runId, {
       approve: true,
       turnDigest: pending.turnDigest,
       actor: "alice",
     });
     expect(first.status).toBe("WAITING_FOR_APPROVAL");
-    const second = (await harness.service.getReport(runId))?.pending;
+    const second = (await harness.host.getReport(runId))?.pending;
     expect(second?.gates).toEqual([2]);
     expect(second?.calls.map((call) => call.name)).toEqual(["delete_file", "read_file"]);
   });
@@ -276,7 +276,7 @@ describe("approve every gate of the turn", () => {
     const { runId, pending } = await startWaiting(twoGates("approve all unaudited"));
     harness.faults.arm("approvals", 1);
     const error = await refused(
-      harness.service.decide(runId, {
+      harness.host.decide(runId, {
         approve: true,
         turnDigest: pending.turnDigest,
         actor: "alice",
@@ -291,7 +291,7 @@ describe("approve every gate of the turn", () => {
   it("refuses a denial of the whole turn as invalid: a denial stops at the barrier anyway", async () => {
     const { runId, pending } = await startWaiting(twoGates("deny all"));
     const error = await refused(
-      harness.service.decide(runId, {
+      harness.host.decide(runId, {
         approve: false,
         turnDigest: pending.turnDigest,
         actor: "alice",
@@ -329,13 +329,13 @@ const deployThrice = (name: string): ScenarioInput => ({
 });
 
 async function waitingTool(runId: string): Promise<string | undefined> {
-  return (await harness.service.getReport(runId))?.pending?.calls[0]?.name;
+  return (await harness.host.getReport(runId))?.pending?.calls[0]?.name;
 }
 
 describe("always allow this tool for this run", () => {
   it("lets later calls of the tool through, each audited as an automatic approval pointing to the grant", async () => {
     const { runId, pending } = await startWaiting(deployThrice("always allow"));
-    const first = await harness.service.decide(runId, {
+    const first = await harness.host.decide(runId, {
       approve: true,
       turnDigest: pending.turnDigest,
       actor: "alice",
@@ -356,7 +356,7 @@ describe("always allow this tool for this run", () => {
       actorId: "u-alice",
       grantedBy: grant?.decisionId,
     });
-    const view = await harness.service.loadView(runId);
+    const view = await harness.host.loadView(runId);
     expect(view?.allowedTools).toEqual({
       deploy: { decisionId: grant?.decisionId, actor: "alice", actorId: "u-alice" },
     });
@@ -366,8 +366,8 @@ describe("always allow this tool for this run", () => {
       allowedBy: { actor: "alice" },
     });
 
-    const pendingWrite = (await harness.service.getReport(runId))?.pending;
-    const second = await harness.service.decide(runId, {
+    const pendingWrite = (await harness.host.getReport(runId))?.pending;
+    const second = await harness.host.decide(runId, {
       approve: true,
       turnDigest: pendingWrite?.turnDigest,
       actor: "alice",
@@ -384,7 +384,7 @@ describe("always allow this tool for this run", () => {
 
   it("never reaches another run of the same scenario", async () => {
     const granted = await startWaiting(deployThrice("granted"));
-    await harness.service.decide(granted.runId, {
+    await harness.host.decide(granted.runId, {
       approve: true,
       turnDigest: granted.pending.turnDigest,
       actor: "alice",
@@ -392,7 +392,7 @@ describe("always allow this tool for this run", () => {
     });
     const other = await startWaiting(deployThrice("other"));
     expect(other.pending.calls[0]?.name).toBe("deploy");
-    const next = await harness.service.decide(other.runId, {
+    const next = await harness.host.decide(other.runId, {
       approve: true,
       turnDigest: other.pending.turnDigest,
       actor: "alice",
@@ -403,19 +403,19 @@ describe("always allow this tool for this run", () => {
 
   it("is revoked cleanly: from the next step on, the tool waits for a decision again", async () => {
     const { runId, pending } = await startWaiting(deployThrice("revoked"));
-    await harness.service.decide(runId, {
+    await harness.host.decide(runId, {
       approve: true,
       turnDigest: pending.turnDigest,
       actor: "alice",
       alwaysAllow: true,
     });
     expect(await waitingTool(runId)).toBe("write_file");
-    expect(await harness.service.revokeToolAllowance(runId, "deploy", { actor: "bob", actorId: null })).toBe(
+    expect(await harness.host.revokeToolAllowance(runId, "deploy", { actor: "bob", actorId: null })).toBe(
       true,
     );
-    expect((await harness.service.loadView(runId))?.allowedTools).toEqual({});
-    const pendingWrite = (await harness.service.getReport(runId))?.pending;
-    const after = await harness.service.decide(runId, {
+    expect((await harness.host.loadView(runId))?.allowedTools).toEqual({});
+    const pendingWrite = (await harness.host.getReport(runId))?.pending;
+    const after = await harness.host.decide(runId, {
       approve: true,
       turnDigest: pendingWrite?.turnDigest,
       actor: "alice",
@@ -423,7 +423,7 @@ describe("always allow this tool for this run", () => {
     expect(after.status).toBe("WAITING_FOR_APPROVAL");
     expect(await waitingTool(runId)).toBe("deploy");
     // Revoking what is not granted changes nothing.
-    expect(await harness.service.revokeToolAllowance(runId, "deploy", { actor: "bob", actorId: null })).toBe(
+    expect(await harness.host.revokeToolAllowance(runId, "deploy", { actor: "bob", actorId: null })).toBe(
       false,
     );
   });
@@ -431,7 +431,7 @@ describe("always allow this tool for this run", () => {
   it("executes nothing a grant would let through when its automatic approval cannot be audited", async () => {
     const { runId, pending } = await startWaiting(deployThrice("automatic unaudited"));
     // The audit takes the grant's own row, then refuses every automatic approval.
-    const auditDown = harness.serviceWith((store) => ({
+    const auditDown = harness.hostWith((store) => ({
       ...store,
       async startCalls(id, token, stepIndex, batchIndexes, options) {
         if (options.approvals?.length) throw new Error("the audit is down");
@@ -445,7 +445,7 @@ describe("always allow this tool for this run", () => {
       alwaysAllow: true,
     });
     expect(result.status).toBe("FAILED");
-    const report = await harness.service.getReport(runId);
+    const report = await harness.host.getReport(runId);
     expect(report?.error).toMatchObject({ code: "audit_failed" });
     expect(report?.error?.message).toContain("deploy");
     expect(report?.steps[1]?.calls[0]?.startSeq).toBeNull();
@@ -455,7 +455,7 @@ describe("always allow this tool for this run", () => {
   it("refuses a grant with a denial as invalid", async () => {
     const { runId, pending } = await startWaiting(deployThrice("deny with grant"));
     const error = await refused(
-      harness.service.decide(runId, {
+      harness.host.decide(runId, {
         approve: false,
         turnDigest: pending.turnDigest,
         actor: "alice",
@@ -591,7 +591,7 @@ describe("approvals that expire", () => {
 describe("a scenario's decisions (headless runs, the CLI)", () => {
   it("can edit, approve every gate and grant a tool, each as from any other surface", async () => {
     const report = await runScenarioHeadless(
-      harness.service,
+      harness.host,
       buildScenario({
         ...twoGates("headless variants"),
         decisions: [
@@ -605,7 +605,7 @@ describe("a scenario's decisions (headless runs, the CLI)", () => {
       }),
     );
     expect(report.status).toBe("COMPLETED");
-    expect(harness.service.toolContext(report.runId).workspace.snapshot()).toEqual({
+    expect(harness.host.toolContext(report.runId).workspace.snapshot()).toEqual({
       "renamed.txt": "fresh",
       "keep.txt": "keep",
     });

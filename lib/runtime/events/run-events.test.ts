@@ -51,7 +51,19 @@ describe("the run event catalogue", () => {
   it("reads a run_started from before MCP servers as a run that uses none", () => {
     const limits = { maxParallelToolCalls: 8, maxBatchPayloadBytes: 262_144, maxRepairAttempts: 2 };
     const event = decodeRunEvent(RUN, stored("run_started", { name: "old", limits, startedBy: null }));
-    expect(event.payload).toEqual({ name: "old", limits, startedBy: null, mcpServers: [] });
+    expect(event.payload).toEqual({ name: "old", limits, startedBy: null, mcpServers: [], forkedFrom: null });
+  });
+
+  it("reads a run_started from before forks as a run forked from nothing, and keeps a fork's origin", () => {
+    const limits = { maxParallelToolCalls: 8, maxBatchPayloadBytes: 262_144, maxRepairAttempts: 2 };
+    const v2 = { name: "old", limits, startedBy: null, mcpServers: ["notes"] };
+    expect(decodeRunEvent(RUN, stored("run_started", v2, 2)).payload).toMatchObject({ forkedFrom: null });
+    const forkedFrom = { runId: RUN, step: 2 };
+    const fork = decodeRunEvent(RUN, stored("run_started", { ...v2, forkedFrom }, 3));
+    expect(fork.payload).toMatchObject({ forkedFrom });
+    expect(() =>
+      decodeRunEvent(RUN, stored("run_started", { ...v2, forkedFrom: { runId: RUN, step: 0 } }, 3)),
+    ).toThrow(UnreadableEventError);
   });
 
   it("reads a pending turn from before fingerprints unchanged, and keeps a call's fingerprint and the tools shown", () => {

@@ -1,6 +1,6 @@
 /**
  * The run event catalogue: every event a run can emit, with its payload's
- * schema and version. The event log alone tells a run's story (SPEC §6): the
+ * schema and version. The event log alone tells a run's story (docs/architecture.md#events): the
  * live view and the report are folds of it, the SSE stream carries it, and
  * stores write it only through their typed `appendEvent`.
  *
@@ -18,10 +18,12 @@ import {
   limitsSchema,
   pendingTurnSchema,
   planSchema,
+  policyDecisionSchema,
   runErrorSchema,
+  shadowRecordSchema,
   stepMetricsSchema,
 } from "../run/persisted-schemas";
-import type { NewStep } from "../run/run-store";
+import type { NewStep } from "../run/run-records";
 import type { CallOutcome } from "../run/run-types";
 import type { SuspendedState } from "../run/suspended-state";
 import { toolAllowanceSchema } from "../run/tool-allowances";
@@ -39,6 +41,8 @@ const payloadSchemas = {
     startedBy: z.object({ id: z.string(), name: z.string() }).nullable(),
     /** The operator's MCP servers whose tools the run may use (none before version 2). */
     mcpServers: z.array(z.string()),
+    /** The run this one was forked from and the step (1-based) it starts again at; null for other runs (and before version 3). */
+    forkedFrom: z.object({ runId: z.string(), step: z.number().int().min(1) }).nullable(),
   }),
   /** A completion was planned: its calls, plan and planned metrics. `modelCalls` counts completions so far. */
   step_planned: z.object({
@@ -67,6 +71,14 @@ const payloadSchemas = {
          * call only if the tool is still defined this way.
          */
         toolFingerprint: z.string().nullable(),
+        /**
+         * The policy rule that decided the call (docs/policies.md#the-audit), whether the tool's
+         * declaration alone would have gated it, and what a shadow policy would have done; absent
+         * when no policy was published.
+         */
+        policy: policyDecisionSchema.optional(),
+        gatedByDeclaration: z.boolean().optional(),
+        shadow: shadowRecordSchema.optional(),
       }),
     ),
   }),
@@ -87,7 +99,8 @@ const payloadSchemas = {
     reason: z.string(),
     calls: z.array(z.object({ batchIndex, status: callStatusSchema, error: runErrorSchema.nullable() })),
   }),
-  step_finished: z.object({ stepIndex, metrics: stepMetricsSchema }),
+  /** `runCancelled`: a cancel of the whole run ended the step, and the run's own end follows. */
+  step_finished: z.object({ stepIndex, metrics: stepMetricsSchema, runCancelled: z.boolean().optional() }),
   /** The run suspended at a barrier; `calls` is the pending turn the digest covers. */
   awaiting_approval: pendingTurnSchema.extend({ stepIndex }),
   /** A decision or cancellation took the waiting run (WAITING_FOR_APPROVAL → RUNNING). */
@@ -134,6 +147,20 @@ const payloadSchemas = {
   /** A wait has used 80% of its time: nobody has decided yet, and it expires at `expiresAt`. */
   approval_expiring: z.object({ stepIndex, turnDigest: z.string(), expiresAt: z.string() }),
   /**
+   * Nobody decided within a step of an escalation chain's delay: the next group was told
+   * (docs/notifications.md#escalation). `channel` carried it; `to` names the group as configured.
+   */
+  approval_escalated: z.object({
+    stepIndex,
+    turnDigest: z.string(),
+    channel: z.string(),
+    /** 1 for the chain's first step, of `steps`. */
+    step: z.number().int().min(1),
+    steps: z.number().int().min(1),
+    afterMinutes: z.number().int().min(1),
+    to: z.object({ users: z.array(z.string()), roles: z.array(z.string()) }),
+  }),
+  /**
    * Nobody decided in time: the wait expired (never a denial). The barrier
    * settles `expired` and the calls after it are invalidated; `audited` is
    * false when the audit could not store it (an expiry executes nothing).
@@ -153,6 +180,27 @@ const payloadSchemas = {
    * `voidedDecision` is the approval it voids, `audited` false when the
    * audit could not store it (nothing was sent either way).
    */
+  /**
+   * An approval that counts toward the barrier's quorum and does not yet meet it
+   * (docs/policies.md#quorum): the run goes on waiting. `turnDigest` is the turn the person
+   * approved; `countedFor` the turn the count now stands for (a new one after an edit, which
+   * restarts the count; an `awaiting_approval` with it follows in the same write). `approvals`
+   * is who has approved `countedFor` so far, this person last.
+   */
+  approval_counted: z.object({
+    stepIndex,
+    turnDigest: z.string(),
+    countedFor: z.string(),
+    actor: z.string(),
+    actorId: z.string().nullable(),
+    reason: z.string().nullable(),
+    decisionId: z.string(),
+    editedArguments: z.string().nullable(),
+    approvals: z.array(
+      z.object({ actor: z.string(), actorId: z.string().nullable(), decisionId: z.string() }),
+    ),
+    quorum: z.number().int().min(2),
+  }),
   approval_voided: z.object({
     stepIndex,
     batchIndex,
@@ -198,7 +246,7 @@ export const RUN_EVENT_TYPES = Object.keys(payloadSchemas) as RunEventType[];
 
 /** The version each event type is written at. */
 export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
-  run_started: 2,
+  run_started: 3,
   step_planned: 5,
   wave_started: 1,
   call_started: 1,
@@ -213,8 +261,10 @@ export const RUN_EVENT_VERSIONS: Record<RunEventType, number> = {
   run_resumed: 1,
   tool_allowance_revoked: 1,
   approval_expiring: 1,
+  approval_escalated: 1,
   approval_expired: 1,
   approval_voided: 1,
+  approval_counted: 1,
   run_recovered: 1,
   run_finished: 1,
 };
@@ -237,7 +287,11 @@ function withEveryCall(payload: Record<string, unknown>, fields: Record<string, 
 /** Per type, an upgrade from each past version to the next. */
 const UPGRADES: Partial<Record<RunEventType, Record<number, Upgrade>>> = {
   // Version 1 came before runs could use MCP servers.
-  run_started: { 1: (payload) => ({ ...payload, mcpServers: [] }) },
+  run_started: {
+    1: (payload) => ({ ...payload, mcpServers: [] }),
+    // Version 2 came before forks: no run was forked from another.
+    2: (payload) => ({ ...payload, forkedFrom: null }),
+  },
   step_planned: {
     // Version 1 had no completion count. Every step then was one completion, so it is the step's ordinal.
     1: (payload) => ({ ...payload, modelCalls: Number(payload.stepIndex) + 1 }),
@@ -321,6 +375,9 @@ export function stepPlannedEvent(step: NewStep, modelCalls: number): RunEventOf<
         error,
         allowedBy: call.allowedBy ?? null,
         toolFingerprint: call.toolFingerprint ?? null,
+        ...(call.policy ? { policy: call.policy } : {}),
+        ...(call.gatedByDeclaration === undefined ? {} : { gatedByDeclaration: call.gatedByDeclaration }),
+        ...(call.shadow ? { shadow: call.shadow } : {}),
       })),
     },
   };

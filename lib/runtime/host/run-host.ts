@@ -1,35 +1,49 @@
 import type { AgentMailbox } from "../agent/agent-mailbox";
 import { createAgentModel } from "../agent/agent-model";
-import { CLAIM_LOST, createAgentTool } from "../agent/agent-tool";
+import { CLAIM_LOST } from "../agent/agent-tool";
 import { startCancelRun } from "../coordinator/cancel-run";
-import { readPendingTurn } from "../coordinator/claim-waiting-run";
 import type { CoordinatorDependencies } from "../coordinator/coordinator-dependencies";
-import { checkDecision, type Decision, startDecision } from "../coordinator/decide";
-import { expireWait } from "../coordinator/expire-wait";
-import { RuntimeError, ToolConfigurationError, ToolServerUnavailableError } from "../errors";
-import type { Model, ModelToolCall, TranscriptEntry } from "../model/model";
-import { planBatch } from "../plan-batch";
-import { describeFirstIssue, UnreadableRunError } from "../run/persisted-schemas";
+import { checkDecision, startDecision } from "../coordinator/decide";
+import type { Decision } from "../coordinator/decision";
+import { RunNotFoundError } from "../coordinator/decision-errors";
+import { ToolServerUnavailableError } from "../errors";
+import { foldRunEvents } from "../events/run-view";
+import type { GrantStore } from "../grants/grant-store";
+import type { GrantSubject } from "../grants/tool-grant";
+import type { CompletionDrafts } from "../model/completion-drafts";
+import type { Model, ModelToolCall } from "../model/model";
+import { planBatch } from "../planner/plan-batch";
+import type { PolicyRun } from "../policy/policy-context";
+import type { PolicySource } from "../policy/policy-source";
 import { normalizeCalls } from "../run/plan-next-step";
-import { recoverRun } from "../run/recover-run";
 import type { RunEnvironment } from "../run/run-environment";
 import { driveRun } from "../run/run-loop";
-import type { RunRecord, RunStore } from "../run/run-store";
+import type { RunRecord } from "../run/run-records";
+import type { RunStore } from "../run/run-store";
 import type { RunTelemetry } from "../run/run-telemetry";
 import type { RunStatus } from "../run/run-types";
 import { withAllowances } from "../run/tool-allowances";
 import { InvalidScenarioError } from "../scenario/parse-scenario";
 import { refuseLoweredApprovals } from "../scenario/refuse-lowered-approvals";
-import { type Scenario, scenarioSchema } from "../scenario/scenario-schema";
-import { findSchemaPatterns, type SchemaPattern } from "../tools/safe-reg-exp";
+import type { Scenario } from "../scenario/scenario-schema";
+import type { SchemaPattern } from "../tools/safe-reg-exp";
 import type { ToolDefinition } from "../tools/tool-definition";
-import { createToolRegistry, type ToolRegistry } from "../tools/tool-registry";
+import type { ToolRegistry } from "../tools/tool-registry";
 import { normalizeWorkspacePath, type ToolContext } from "../tools/workspace";
-import { inSpan, runTraceContext } from "../tracing";
 import { DEFAULT_LIMITS, type Limits } from "../types";
 import { type ExportedScenario, exportRunAsScenario } from "../view/export-scenario";
+import {
+  checkForkStep,
+  type ForkedScenario,
+  type ForkOrigin,
+  forkRunAsScenario,
+} from "../view/fork-scenario";
 import { readRunReport } from "../view/run-report";
-import { foldRunEvents } from "../view/run-view";
+import { createApprovalDeadlines } from "./approval-deadlines";
+import { listRunTools } from "./list-run-tools";
+import { recoverExpiredRuns as recoverRuns } from "./recover-expired-runs";
+import { withSharedRunReads } from "./shared-run-reads";
+import { createScenarioCache, decodeStoredScenario, initialTranscriptOf } from "./stored-scenarios";
 
 /** What a host provides to run scenarios on a store. */
 export interface RunHostOptions {
@@ -81,12 +95,31 @@ export interface RunHostOptions {
    * instances stored (default 250).
    */
   agents?: { mailbox: AgentMailbox; pollMs?: number };
+  /**
+   * Where a streaming model's output is kept as it is generated, for this
+   * process's pages (docs/transcript-and-fork.md#streamed-output); none by default.
+   */
+  completionDrafts?: CompletionDrafts;
+  /** The published approval policies (docs/policies.md); without them, tool declarations alone decide gating. */
+  policies?: PolicySource;
+  /** Where scoped grants are kept (docs/policies.md#grants); without it, approvals cannot give grants. */
+  grants?: GrantStore;
 }
 
 /** Who starts a run, when a person does (the CLI runs headless, as nobody). */
 export interface RunStarter {
   id: string;
   name: string;
+}
+
+/** How a run starts beyond its scenario. */
+export interface StartRunOptions {
+  /**
+   * The recorded run and step it is a fork of (docs/transcript-and-fork.md):
+   * checked like reading that run (no such run: `not_found`) and that step
+   * (not one of the run's: `invalid_request`), then kept in `run_started`.
+   */
+  forkedFrom?: ForkOrigin | null;
 }
 
 export interface StartedRun {
@@ -115,63 +148,12 @@ export function createRunHost(options: RunHostOptions) {
     return controller.signal;
   }
 
-  // A run's scenario never changes: decoded once per run (of the most recent runs), not at every decision.
-  const scenarios = new Map<string, Scenario>();
-  function scenarioOf(run: RunRecord): Scenario {
-    let scenario = scenarios.get(run.id);
-    if (!scenario) {
-      scenario = decodeStoredScenario(run);
-      scenarios.set(run.id, scenario);
-      const oldest = scenarios.keys().next().value;
-      if (scenarios.size > 1_000 && oldest !== undefined) scenarios.delete(oldest);
-    }
-    return scenario;
-  }
+  const scenarios = createScenarioCache();
+  const { scenarioOf } = scenarios;
 
   /** The scenario's tools: the built-ins, its own, and those of its servers as they are listed now. */
-  async function listTools(scenario: Scenario) {
-    const prepared = options.prepareTools
-      ? await options.prepareTools(scenario)
-      : { definitions: [], problems: [] };
-    const problems = [...prepared.problems];
-    const agents = options.agents;
-    // An agent's declared tools are executed by the agent: released to it, their outcomes its reports.
-    const agentTools =
-      scenario.model.kind === "agent" && agents
-        ? scenario.tools.map((tool) =>
-            createAgentTool(tool, {
-              mailbox: agents.mailbox,
-              releaseLeaseMs:
-                scenario.model.kind === "agent" ? scenario.model.releaseLeaseSeconds * 1_000 : 60_000,
-              pollMs: agents.pollMs ?? 250,
-              now,
-            }),
-          )
-        : [];
-    let definitions = [...agentTools, ...prepared.definitions];
-    await options.judgePatterns?.(
-      [...scenario.tools, ...definitions].flatMap((tool) => findSchemaPatterns(tool.parameters)),
-    );
-    // A tool from elsewhere that cannot be offered (a schema that does not compile, a name that
-    // collides) is left out and named, never a failure of the run: the scenario's own tools were
-    // checked when it was accepted, so the registry always builds without the others.
-    for (;;) {
-      try {
-        const registry = createToolRegistry({
-          definitions,
-          tools: agentTools.length > 0 ? [] : scenario.tools,
-          approvals: scenario.approvals,
-        });
-        return { registry, problems };
-      } catch (error) {
-        const refused = ToolConfigurationError.isInstance(error)
-          ? definitions.find((definition) => definition.name === error.toolName)
-          : undefined;
-        if (!refused || !(error instanceof Error)) throw error;
-        definitions = definitions.filter((definition) => definition !== refused);
-        problems.push(`${refused.name} cannot be offered: ${error.message}.`);
-      }
-    }
+  function listTools(scenario: Scenario) {
+    return listRunTools(scenario, { ...options, now });
   }
 
   async function registryOf(run: RunRecord): Promise<ToolRegistry> {
@@ -179,6 +161,30 @@ export function createRunHost(options: RunHostOptions) {
     if (problems.length > 0)
       options.log?.("a run's tool servers could not all be listed", { runId: run.id, problems });
     return registry;
+  }
+
+  /** The run as a policy rule sees it (docs/policies.md#what-a-rule-sees). */
+  function policyRunOf(run: RunRecord, scenario: Scenario): PolicyRun {
+    const agent = scenario.model.kind === "agent" ? scenario.model.agent : null;
+    return {
+      starter: run.startedById ?? "",
+      agent: agent?.name ?? "",
+      metadata: { ...(agent?.metadata ?? {}) },
+    };
+  }
+
+  /**
+   * Who a run is to a grant's scope (docs/policies.md#grants): the run, its agent (an outside
+   * agent by name; for the playground's own model, the scenario it runs, by name) and its starter.
+   */
+  function grantSubjectOf(run: RunRecord): GrantSubject {
+    const scenario = scenarioOf(run);
+    return {
+      runId: run.id,
+      agent:
+        scenario.model.kind === "agent" ? `agent:${scenario.model.agent.name}` : `scenario:${scenario.name}`,
+      starter: run.startedById ?? "",
+    };
   }
 
   async function createEnvironment(
@@ -201,7 +207,9 @@ export function createRunHost(options: RunHostOptions) {
           : options.createModel(scenario),
       registry: listed ?? (await registryOf(run)),
       allowances: { current: run.allowedTools },
+      ...(options.grants ? { grants: { store: options.grants, subject: grantSubjectOf(run) } } : {}),
       limits: run.limits,
+      ...(options.policies ? { policies: options.policies, policyRun: policyRunOf(run, scenario) } : {}),
       approvalTimeoutSeconds: scenario.approvalTimeoutSeconds ?? null,
       executionPolicy: scenario.executionPolicy,
       now,
@@ -211,6 +219,7 @@ export function createRunHost(options: RunHostOptions) {
       abortInFlight: () => stepControllers.get(run.id)?.abort(CLAIM_LOST),
       createToolContext: (signal) => options.createToolContext(run.id, signal),
       telemetry: options.telemetry,
+      ...(options.completionDrafts ? { drafts: draftsOf(options.completionDrafts, run.id) } : {}),
       log: options.log,
     };
   }
@@ -222,6 +231,8 @@ export function createRunHost(options: RunHostOptions) {
     now,
     createClaimToken: () => crypto.randomUUID(),
     leaseMs: options.leaseMs,
+    ...(options.grants ? { grants: options.grants } : {}),
+    grantSubjectOf,
     requiresDistinctApprover: (run) =>
       options.requireDistinctApprover === true || scenarioOf(run).policy?.requireDistinctApprover === true,
     claimsInFlight: new Set(),
@@ -231,101 +242,28 @@ export function createRunHost(options: RunHostOptions) {
 
   const instanceId = options.instanceId ?? `instance-${crypto.randomUUID().slice(0, 8)}`;
 
-  /**
-   * Announces waits in their last fifth and expires waits past their
-   * deadline (at most `limit` of each), wherever they were left. Resolves
-   * with the runs it expired; each goes on in `settled`.
-   */
-  async function sweepApprovalDeadlines(
-    sweep: { limit?: number } = {},
-  ): Promise<Array<{ runId: string; settled: Promise<RunStatus> }>> {
-    const limit = sweep.limit ?? 20;
-    await store.announceExpiringWaits(limit);
-    const expired: Array<{ runId: string; settled: Promise<RunStatus> }> = [];
-    for (const runId of await store.listExpiredWaits(limit)) {
-      const expiry = await expireWait(runId, coordinator);
-      if (expiry) expired.push({ runId, settled: watchDeadline(runId, expiry.settled) });
-    }
-    return expired;
-  }
+  const { sweepApprovalDeadlines, watchDeadline } = createApprovalDeadlines({
+    store,
+    coordinator,
+    now,
+    timers: options.deadlineTimers !== false,
+    scenarios,
+  });
 
-  /**
-   * Passes a run's `settled` through; when the run is left waiting with a
-   * deadline, sets timers to announce the wait's last fifth and to expire it
-   * on time (unref'd: they never keep a process alive).
-   */
-  function watchDeadline(runId: string, settled: Promise<RunStatus>): Promise<RunStatus> {
-    if (options.deadlineTimers === false) return settled;
-    void settled.then(
-      async (status) => {
-        if (status !== "WAITING_FOR_APPROVAL") return;
-        const known = scenarios.get(runId);
-        if (known && !hasApprovalTimeouts(known)) return;
-        const run = await store.getRun(runId);
-        if (!run || !hasApprovalTimeouts(scenarioOf(run))) return;
-        const expiresAt = readPendingTurn(run)?.expiresAt;
-        if (!expiresAt) return;
-        const left = Date.parse(expiresAt) - now();
-        const at = (delay: number, work: () => Promise<unknown>) => {
-          const timer = setTimeout(() => void work().catch(() => {}), Math.max(0, delay));
-          (timer as { unref?: () => void }).unref?.();
-        };
-        at(left * 0.8, () => store.announceExpiringWaits(20));
-        at(left + 5, async () => {
-          const expiry = await expireWait(runId, coordinator);
-          if (expiry) await watchDeadline(runId, expiry.settled);
-        });
+  /** Takes over RUNNING runs whose worker is gone (see `recover-expired-runs.ts`); each goes on in `settled`. */
+  const recoverExpiredRuns = (sweep: { limit?: number; runId?: string } = {}) =>
+    recoverRuns(
+      {
+        store,
+        leaseMs: options.leaseMs,
+        instanceId,
+        scenarioOf,
+        createEnvironment: (run, claimToken) => createEnvironment(run, claimToken),
+        watchDeadline,
+        log: options.log,
       },
-      () => {},
+      sweep,
     );
-    return settled;
-  }
-
-  /**
-   * Takes over RUNNING runs whose worker is gone (lease run out), at most
-   * `limit`, or just `runId`, and goes on with each from what is stored. The
-   * sweep every instance runs; other instances sweeping at once never take
-   * the same run. Resolves with the runs taken; each goes on in `settled`.
-   */
-  async function recoverExpiredRuns(
-    sweep: { limit?: number; runId?: string } = {},
-  ): Promise<Array<{ runId: string; settled: Promise<RunStatus> }>> {
-    const claimed = await store.claimExpiredRuns({
-      leaseMs: options.leaseMs,
-      limit: sweep.limit ?? 20,
-      runId: sweep.runId,
-    });
-    return claimed.map(({ run, claimToken }) => ({
-      runId: run.id,
-      settled: watchDeadline(run.id, recoverClaimed(run, claimToken)),
-    }));
-  }
-
-  async function recoverClaimed(run: RunRecord, claimToken: string): Promise<RunStatus> {
-    let environment: RunEnvironment;
-    let scenario: Scenario;
-    try {
-      scenario = scenarioOf(run);
-      environment = await createEnvironment(run, claimToken);
-    } catch (error) {
-      const runError = RuntimeError.isInstance(error)
-        ? { code: error.code, message: error.message }
-        : {
-            code: "internal_error",
-            message: "The run could not be recovered; the server log has the details.",
-          };
-      options.log?.("a run could not be recovered", { runId: run.id, ...runError });
-      await store.forceFail(run.id, runError);
-      return "FAILED";
-    }
-    const recovering = environment;
-    return inSpan(
-      "recovery",
-      { "tool_playground.run.id": run.id, "tool_playground.instance": instanceId },
-      () => recoverRun(recovering, run, { by: instanceId, initialTranscript: initialTranscriptOf(scenario) }),
-      runTraceContext(run.id),
-    );
-  }
 
   /**
    * A cancel is stored on a running run and taken by whichever worker holds
@@ -339,13 +277,17 @@ export function createRunHost(options: RunHostOptions) {
   }
 
   /** Starts a run of a scenario; an agent's run is opened with {@link startAgentRun} only. */
-  async function startRun(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
+  async function startRun(
+    scenario: Scenario,
+    startedBy: RunStarter | null = null,
+    startOptions: StartRunOptions = {},
+  ): Promise<StartedRun> {
     if (scenario.model.kind === "agent") {
       throw new InvalidScenarioError([
         { path: "model.kind", message: "agent runs are opened by an agent's token at POST /api/agent/runs" },
       ]);
     }
-    return start(scenario, startedBy);
+    return start(scenario, startedBy, startOptions);
   }
 
   /** Opens an agent's run (docs/agent-api.md): its worker waits for the agent's first turn. */
@@ -371,12 +313,35 @@ export function createRunHost(options: RunHostOptions) {
     if (!run) return null;
     const { registry } = await listTools(scenarioOf(run));
     const normalized = normalizeCalls(calls, stepIndex);
-    return normalized.length === 0
-      ? null
-      : planBatch(normalized, withAllowances(registry, run.allowedTools), run.limits);
+    if (normalized.length === 0) return null;
+    const live = options.policies ? (await options.policies.current()).live : null;
+    return planBatch(
+      normalized,
+      withAllowances(registry, run.allowedTools),
+      run.limits,
+      live ? { active: live, run: policyRunOf(run, scenarioOf(run)), now: new Date(now()) } : undefined,
+    );
   }
 
-  async function start(scenario: Scenario, startedBy: RunStarter | null = null): Promise<StartedRun> {
+  /** The run a fork comes from, as one who reads it would find it, and the step it starts again at. */
+  async function readForkOrigin(runId: string, step: unknown) {
+    const events = await store.readEvents(runId, 0);
+    if (events.length === 0) throw new RunNotFoundError(runId);
+    const view = foldRunEvents(runId, events);
+    return { view, step: checkForkStep(view, step) };
+  }
+
+  async function start(
+    scenario: Scenario,
+    startedBy: RunStarter | null = null,
+    startOptions: StartRunOptions = {},
+  ): Promise<StartedRun> {
+    const forkedFrom = startOptions.forkedFrom
+      ? {
+          runId: startOptions.forkedFrom.runId,
+          step: (await readForkOrigin(startOptions.forkedFrom.runId, startOptions.forkedFrom.step)).step,
+        }
+      : null;
     options.checkScenario?.(scenario);
     refuseLoweredApprovals(scenario, { requireDistinctApprover: options.requireDistinctApprover === true });
     // Listed before anything is stored: a run never starts without the tools its scenario enables.
@@ -394,6 +359,7 @@ export function createRunHost(options: RunHostOptions) {
       leaseMs: options.leaseMs,
       startedBy,
       mcpServers: scenario.mcpServers ?? [],
+      forkedFrom,
       // The scenario schema has already refused paths that leave the workspace.
       files: Object.entries(scenario.workspace).map(([path, content]) => ({
         path: normalizeWorkspacePath(path),
@@ -416,8 +382,8 @@ export function createRunHost(options: RunHostOptions) {
     planTurn,
     /** Applies a decision and answers once the run next waits or ends (HTTP API, CLI). */
     async decide(runId: string, decision: Decision) {
-      const { outcome, settled } = await startDecision(runId, decision, coordinator);
-      return { outcome, status: await watchDeadline(runId, settled) };
+      const { settled, ...started } = await startDecision(runId, decision, coordinator);
+      return { ...started, status: await watchDeadline(runId, settled) };
     },
     /** Applies a decision and answers once it has taken effect; the run goes on in `settled`. */
     async startDecision(runId: string, decision: Decision) {
@@ -459,51 +425,24 @@ export function createRunHost(options: RunHostOptions) {
       if (!run || events.length === 0) return null;
       return exportRunAsScenario(decodeStoredScenario(run), foldRunEvents(runId, events));
     },
-  };
-}
-
-export type RunHost = ReturnType<typeof createRunHost>;
-
-/**
- * The store, with concurrent reads of one run sharing one query: a burst of
- * decisions on a run reads it once. A read that starts while another is under
- * way gets that one's answer, a moment older than a fresh read would be;
- * every caller treats a read as a snapshot the claim re-checks, and nothing
- * is kept once it has answered.
- */
-function withSharedRunReads(store: RunStore): RunStore {
-  const reading = new Map<string, Promise<RunRecord | null>>();
-  return {
-    ...store,
-    getRun(runId) {
-      let read = reading.get(runId);
-      if (!read) {
-        read = store.getRun(runId);
-        reading.set(runId, read);
-        const forget = () => reading.delete(runId);
-        read.then(forget, forget);
-      }
-      return read;
+    /**
+     * The run as the scenario of a fork from `step` (1-based; see
+     * `forkRunAsScenario`), or null when there is no such run; a step the run
+     * does not have throws `ForkStepOutOfRangeError`.
+     */
+    async forkScenario(runId: string, step: unknown): Promise<ForkedScenario | null> {
+      const [run, events] = await Promise.all([store.getRun(runId), store.readEvents(runId, 0)]);
+      if (!run || events.length === 0) return null;
+      return forkRunAsScenario(decodeStoredScenario(run), foldRunEvents(runId, events), step);
     },
   };
 }
 
-/** Whether any wait of this scenario can expire. */
-function hasApprovalTimeouts(scenario: Scenario): boolean {
-  return (
-    scenario.approvalTimeoutSeconds !== undefined ||
-    scenario.tools.some((tool) => tool.approvalTimeoutSeconds !== undefined)
-  );
-}
-
-/** What the model has been told before its first completion: a real model's prompt; nothing for a script. */
-function initialTranscriptOf(scenario: Scenario): TranscriptEntry[] {
-  return scenario.model.kind === "openai-compatible" ? [{ role: "user", text: scenario.model.prompt }] : [];
-}
-
-/** A run's stored scenario, decoded: it was valid when the run started, and must still be. */
-export function decodeStoredScenario(run: RunRecord): Scenario {
-  const parsed = scenarioSchema.safeParse(run.scenario);
-  if (!parsed.success) throw new UnreadableRunError(run.id, `scenario: ${describeFirstIssue(parsed.error)}`);
-  return parsed.data;
+export type RunHost = ReturnType<typeof createRunHost>;
+/** One run's side of the process's drafts. */
+function draftsOf(drafts: CompletionDrafts, runId: string): NonNullable<RunEnvironment["drafts"]> {
+  return {
+    publish: (stepIndex, partial) => drafts.publish(runId, stepIndex, partial),
+    end: () => drafts.end(runId),
+  };
 }

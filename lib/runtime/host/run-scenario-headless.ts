@@ -5,9 +5,9 @@ import type { RunReport } from "../view/run-report";
 import type { RunHost } from "./run-host";
 
 /**
- * Runs a scenario to the end without a human: each time the run waits, the
- * next of the scenario's `decisions` is applied through the coordinator, for
- * the pending turn as it stands (SPEC §8). When they run out the run stays
+ * Runs a scenario to the end without a human: each time the run waits, the next of the scenario's
+ * `decisions` is applied through the coordinator, for the pending turn as it stands
+ * (docs/scenario-format.md#decisions-headless-runs). When they run out the run stays
  * WAITING_FOR_APPROVAL and the report shows the pending turn and its digest.
  */
 export async function runScenarioHeadless(

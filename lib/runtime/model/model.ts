@@ -49,6 +49,26 @@ export interface ModelCompletionRequest {
   /** How many completions this run has already received (0 for the first). */
   completionIndex: number;
   signal?: AbortSignal;
+  /**
+   * Told what a model that streams has generated so far, as it grows (each
+   * call a snapshot of the whole, never a fragment); `null` withdraws what
+   * was said, because the completion is being asked for again without
+   * streaming. Transient: none of it is stored (docs/transcript-and-fork.md#streamed-output).
+   */
+  onPartial?(partial: PartialCompletion | null): void;
+}
+
+/** A tool call as far as a streaming model has generated it: `arguments` may be cut mid-JSON. */
+export interface PartialToolCall {
+  id?: string;
+  name: string;
+  arguments: string;
+}
+
+/** What a streaming model has generated of a completion so far. */
+export interface PartialCompletion {
+  text: string;
+  calls: readonly PartialToolCall[];
 }
 
 /** A tool call as a model emitted it: `id` may be missing, `arguments` is raw text. */

@@ -25,7 +25,7 @@ export class ScriptExhaustedError extends RuntimeError {
 }
 
 /**
- * A model that answers completion N with turn N of a script (SPEC §8), repairs
+ * A model that answers completion N with turn N of a script (docs/scenario-format.md), repairs
  * included. Stateless: the position is the run's persisted completion count,
  * so a run resumed in another process continues the script where it was.
  */

@@ -1,6 +1,6 @@
 import { ToolError } from "../errors";
 import type { RunEvent } from "../events/run-events";
-import type { PreflightedCall } from "../preflight";
+import type { PreflightedCall } from "../planner/preflight";
 import type { ToolDefinition } from "../tools/tool-definition";
 import type { ToolProgress } from "../tools/workspace";
 import { inSpan } from "../tracing";

@@ -1,9 +1,10 @@
 import { RuntimeError } from "../errors";
 import type { RunEvent, RunEventOf } from "../events/run-events";
-import type { PreflightedCall } from "../preflight";
+import type { PreflightedCall } from "../planner/preflight";
 import type { ToolRegistry } from "../tools/tool-registry";
 import { inSpan } from "../tracing";
 import { computeTurnDigest } from "../turn-digest";
+import type { ApprovalRecord } from "./approval-records";
 import {
   createSettleBatcher,
   executeCall,
@@ -13,7 +14,6 @@ import {
 } from "./execute-call";
 import type { RunEnvironment } from "./run-environment";
 import { stopsTheWorker } from "./run-errors";
-import type { ApprovalRecord } from "./run-store";
 import type { CallOutcome, PendingTurn, RunError, ShownToolDefinition } from "./run-types";
 import { type StepProgress, SUSPENDED_STATE_VERSION } from "./suspended-state";
 import { automaticApprovals } from "./tool-allowances";
@@ -36,7 +36,7 @@ export type StepResult =
  * Runs a step's segments from `progress.nextSegment`: each wave's calls
  * together (the plan already keeps waves within the cap and stateful calls
  * alone), every wave settling before the next starts. At a barrier the run
- * suspends durably (SPEC §4). A cancellation seen between segments
+ * suspends durably (docs/planning-rules.md#after-a-barrier). A cancellation seen between segments
  * invalidates every call not yet run.
  */
 export async function executeStep(environment: RunEnvironment, progress: StepProgress): Promise<StepResult> {
@@ -115,7 +115,7 @@ export const CANCELLED_RUN: RunError = { code: "run_cancelled", message: "the op
 
 /**
  * Settles every call of the step that has not run: `invalidated` with the
- * reason (SPEC §4), except `firstOutcome`, which replaces the invalidation of
+ * reason (docs/planning-rules.md#after-a-barrier), except `firstOutcome`, which replaces the invalidation of
  * the first of them (a denied barrier is `denied`, not `invalidated`).
  */
 export async function invalidateRemaining(
@@ -177,12 +177,23 @@ export function buildPendingTurn(progress: StepProgress, registry?: ToolRegistry
     return { id, name, arguments: text, batchIndex, ...(toolFingerprint ? { toolFingerprint } : {}) };
   });
   const tools = registry ? shownDefinitions(calls, registry) : [];
+  const quorum = quorumOf(progress);
   return {
     turnDigest: computeTurnDigest(calls),
     calls,
     gates: gatesOf(progress),
     ...(tools.length > 0 ? { tools } : {}),
+    ...(quorum > 1 ? { quorum } : {}),
   };
+}
+
+/**
+ * How many distinct people must approve the barrier a step waits at: the quorum of the policy
+ * rule that gated it (docs/policies.md#quorum), 1 when no rule asks for more.
+ */
+export function quorumOf(progress: StepProgress): number {
+  const policy = barrierOf(progress)?.policy;
+  return policy?.effect === "require" ? policy.quorum : 1;
 }
 
 /** Each fingerprinted tool of `calls` once, as it is defined now, if that is the definition the calls carry. */
@@ -284,7 +295,7 @@ export function barrierOf(progress: StepProgress) {
 }
 
 /**
- * Applies a decision or cancellation to the barrier a step waits at (SPEC §4):
+ * Applies a decision or cancellation to the barrier a step waits at (docs/planning-rules.md#after-a-barrier):
  * an approved barrier runs alone, and the calls after it run only if it
  * succeeded; a denial, a failure of the gated call or a cancellation
  * invalidates every unexecuted later call.
@@ -338,7 +349,7 @@ export async function resolveBarrier(
 /**
  * Runs an approved barrier alone, its start stored first (or already stored,
  * `"started"`, by the write that audited its approval); the calls after it
- * go on only if it succeeded, and are invalidated otherwise (SPEC §4).
+ * go on only if it succeeded, and are invalidated otherwise (docs/planning-rules.md#after-a-barrier).
  */
 async function runApprovedBarrier(
   environment: RunEnvironment,

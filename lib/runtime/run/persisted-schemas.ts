@@ -8,7 +8,9 @@ import { z } from "zod";
 import { RuntimeError } from "../errors";
 import type { CompletionRecord, ModelUsage, TranscriptEntry } from "../model/model";
 import { ownRecordSchema } from "../own-record-schema";
-import type { PreflightedCall } from "../preflight";
+import type { PreflightedCall } from "../planner/preflight";
+import type { PolicyDecision } from "../policy/decide-call";
+import type { ShadowRecord } from "../policy/policy-source";
 import {
   EFFECTS,
   type Limits,
@@ -86,6 +88,39 @@ export const toolCallSchema = z.object({
   batchIndex: z.number().int().min(0),
 }) satisfies z.ZodType<ToolCall>;
 
+const policyApproversSchema = z.object({
+  role: z.enum(["approver", "admin"]).nullable(),
+  people: z.array(z.string()),
+  groups: z.array(z.string()),
+});
+
+/** What a policy rule decided for a call (docs/policies.md#how-a-call-is-decided). */
+export const policyDecisionSchema = z.discriminatedUnion("effect", [
+  z.object({ effect: z.literal("allow"), version: z.number().int().nullable(), rule: z.string() }),
+  z.object({
+    effect: z.literal("require"),
+    version: z.number().int().nullable(),
+    rule: z.string(),
+    approvers: policyApproversSchema,
+    quorum: z.number().int().min(1),
+    error: z.string().optional(),
+  }),
+  z.object({
+    effect: z.literal("deny"),
+    version: z.number().int().nullable(),
+    rule: z.string(),
+    message: z.string(),
+  }),
+]) satisfies z.ZodType<PolicyDecision>;
+
+/** What a shadow policy would have done with a call (docs/policies.md#publishing-versions-and-shadow). */
+export const shadowRecordSchema = z.object({
+  version: z.number().int(),
+  outcome: z.enum(["allow", "require", "deny"]),
+  rule: z.string().nullable(),
+  error: z.string().optional(),
+}) satisfies z.ZodType<ShadowRecord>;
+
 export const preflightedCallSchema = z.object({
   batchIndex: z.number().int().min(0),
   id: z.string(),
@@ -100,6 +135,9 @@ export const preflightedCallSchema = z.object({
     .object({ decisionId: z.string(), actor: z.string(), actorId: z.string().nullable() })
     .optional(),
   toolFingerprint: fingerprintSchema.optional(),
+  policy: policyDecisionSchema.optional(),
+  gatedByDeclaration: z.boolean().optional(),
+  shadow: shadowRecordSchema.optional(),
 }) satisfies z.ZodType<PreflightedCall>;
 
 export const transcriptEntrySchema = z.discriminatedUnion("role", [
@@ -145,6 +183,10 @@ export const pendingTurnSchema = z.object({
   tools: z.array(shownToolDefinitionSchema).optional(),
   gates: z.array(z.number().int().min(0)).optional(),
   expiresAt: z.string().optional(),
+  quorum: z.number().int().min(2).optional(),
+  approvals: z
+    .array(z.object({ actor: z.string(), actorId: z.string().nullable(), decisionId: z.string() }))
+    .optional(),
 }) satisfies z.ZodType<PendingTurn>;
 
 export const modelUsageSchema = z.object({

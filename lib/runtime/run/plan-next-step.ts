@@ -1,9 +1,11 @@
+import { applyGrants } from "../grants/apply-grants";
 import { capModelText } from "../model/cap-model-text";
 import type { ModelToolCall, TranscriptEntry } from "../model/model";
 import { buildPreamble } from "../model/preamble";
-import { type BatchPlanning, planBatch } from "../plan-batch";
-import { applyLegacyPolicy } from "../plan-legacy";
-import type { PreflightedCall } from "../preflight";
+import { type BatchPlanning, planBatch } from "../planner/plan-batch";
+import { applyLegacyPolicy } from "../planner/plan-legacy";
+import type { PreflightedCall } from "../planner/preflight";
+import { toShadowRecord } from "../policy/shadow-record";
 import { inSpan, type Span } from "../tracing";
 import type { Plan, PlanProblem, ToolCall } from "../types";
 import type { RunEnvironment } from "./run-environment";
@@ -39,14 +41,19 @@ export type NextStep =
   | { kind: "cancelled"; scope: "turn" | "run" };
 
 /**
- * One model completion, planned (SPEC §3) and stored as step
+ * One model completion, planned (docs/planning-rules.md) and stored as step
  * `between.nextStepIndex` with its calls and planned metrics. A repair
  * dispatches nothing and sends the model a notice listing every problem.
  */
 export function planNextStep(environment: RunEnvironment, between: Between): Promise<NextStep> {
-  return inSpan("planning", { "tool_playground.step.index": between.nextStepIndex }, (span) =>
-    askAndPlan(environment, between, span),
-  );
+  return inSpan("planning", { "tool_playground.step.index": between.nextStepIndex }, async (span) => {
+    try {
+      return await askAndPlan(environment, between, span);
+    } finally {
+      // After the step is stored (or the call failed): a page keeps the draft until the step's event lands.
+      environment.drafts?.end();
+    }
+  });
 }
 
 async function askAndPlan(environment: RunEnvironment, between: Between, span: Span): Promise<NextStep> {
@@ -82,6 +89,9 @@ async function askAndPlan(environment: RunEnvironment, between: Between, span: S
                 .map(({ name, description, parameters }) => ({ name, description, parameters })),
               completionIndex: between.modelCalls,
               signal,
+              ...(environment.drafts
+                ? { onPartial: (partial) => environment.drafts?.publish(between.nextStepIndex, partial) }
+                : {}),
             });
             if (answered.usage) {
               completionSpan.setAttributes({
@@ -105,14 +115,45 @@ async function askAndPlan(environment: RunEnvironment, between: Between, span: S
   const stepIndex = between.nextStepIndex;
   const calls = normalizeCalls(completion.calls, stepIndex);
   const allowances = environment.allowances.current;
-  const planned =
-    calls.length === 0 ? EMPTY_BATCH : planBatch(calls, withAllowances(registry, allowances), limits);
+  const granted = withAllowances(registry, allowances);
+  const policies = calls.length > 0 && environment.policies ? await environment.policies.current() : null;
+  const policyRun = environment.policyRun ?? { starter: "", agent: "", metadata: {} };
+  const plannedAt = new Date(environment.now());
+  const declared =
+    calls.length === 0
+      ? EMPTY_BATCH
+      : planBatch(
+          calls,
+          granted,
+          limits,
+          policies?.live ? { active: policies.live, run: policyRun, now: plannedAt } : undefined,
+        );
+  // After the policy: a grant waives only a declaration's gate (docs/policies.md#grants).
+  const planned = environment.grants
+    ? await applyGrants(calls, declared, registry, limits, {
+        store: environment.grants.store,
+        subject: environment.grants.subject,
+        run: policyRun,
+        now: plannedAt,
+      })
+    : declared;
+  // A shadow policy decides nothing: its plan is only recorded, call by call (docs/policies.md#publishing-versions-and-shadow).
+  const shadow = policies?.shadow;
+  const shadowCalls =
+    shadow && shadow.version !== null
+      ? planBatch(calls, granted, limits, { active: shadow, run: policyRun, now: plannedAt }).calls
+      : null;
   const legacy =
     environment.executionPolicy === "legacy" && calls.length > 0
       ? applyLegacyPolicy(calls, planned.calls, planned.plan, limits.maxParallelToolCalls)
       : { plan: planned.plan, reissue: null };
   const { plan } = legacy;
-  const preflighted = markAllowedCalls(calls, planned.calls, registry, allowances);
+  const preflighted = markAllowedCalls(calls, planned.calls, registry, allowances).map((call, index) => {
+    const shadowCall = shadowCalls?.[index];
+    return shadowCall && shadow?.version != null
+      ? { ...call, shadow: toShadowRecord(shadow.version, shadowCall) }
+      : call;
+  });
   const transcript: TranscriptEntry[] = [
     ...between.transcript,
     { role: "assistant", text, calls, ...(synthesized ? { synthesized: true } : {}) },
@@ -199,7 +240,7 @@ const EMPTY_BATCH: BatchPlanning = {
 /**
  * Outcomes known at planning time: every call of a repair plan, and each call
  * an execute plan lists as a problem, is settled `not_dispatched` with its
- * problem as the error (SPEC §3 rules 1b–6).
+ * problem as the error (docs/planning-rules.md#the-rules-in-order-the-first-that-applies-wins, rules 1b–6).
  */
 function notDispatchedOutcomes(plan: Plan, calls: readonly PreflightedCall[]): Record<string, CallOutcome> {
   const problemOf = new Map(plan.problems.map((problem) => [problem.batchIndex, problem]));

@@ -1,15 +1,16 @@
 import type { StoredRunEvent } from "../events/run-events";
+import type { RunView, StepView } from "../events/run-view";
+import { foldRunEvents } from "../events/run-view";
 import type { TranscriptEntry } from "../model/model";
-import { legacyReissueAfter } from "../plan-legacy";
-import { preflightCall } from "../preflight";
-import type { RunView, StepView } from "../view/run-view";
-import { foldRunEvents } from "../view/run-view";
+import { legacyReissueAfter } from "../planner/plan-legacy";
+import { createPolicyDeniedProblem } from "../planner/plan-problems";
+import { type PreflightedCall, preflightCall } from "../planner/preflight";
 import { type BarrierAction, describeEdit, invalidateRemaining } from "./execute-step";
 import { formatRepairNotice } from "./plan-next-step";
 import type { RunEnvironment } from "./run-environment";
 import { LostClaimError, stopsTheWorker } from "./run-errors";
 import { driveRun, failRun, stopWorker } from "./run-loop";
-import type { RunRecord } from "./run-store";
+import type { RunRecord } from "./run-records";
 import type { CallOutcome, RunStatus } from "./run-types";
 import { decodeSuspendedState, type StepProgress } from "./suspended-state";
 
@@ -100,7 +101,11 @@ async function resumeAtBarrier(
     takenUp === "unannounced"
       ? undefined
       : (await store.listApprovals(runId)).find(
-          (approval) => approval.turnDigest === state.pending.turnDigest && approval.decidedAt >= takenUp.at,
+          // A count toward a quorum is written while the run waits, never after a claim: never this decision.
+          (approval) =>
+            approval.kind !== "partial" &&
+            approval.turnDigest === state.pending.turnDigest &&
+            approval.decidedAt >= takenUp.at,
         );
   if (expired) {
     // The wait expired (audited and announced in one write): the expiry goes on.
@@ -291,6 +296,8 @@ function progressOf(
       // elsewhere that was planned with no fingerprint can never match (see runTool).
       const { toolFingerprint: _listedNow, ...planned } = preflighted;
       const bound = call.toolFingerprint ? { ...planned, toolFingerprint: call.toolFingerprint } : planned;
+      // The policy's decision is the one recorded when planned, not what today's policy would say.
+      if (call.policy) return withRecordedPolicy(bound, call);
       return call.allowedBy ? { ...bound, isGated: false, allowedBy: call.allowedBy } : bound;
     }),
     edits: Object.fromEntries(
@@ -386,4 +393,23 @@ function recovered(
       reissuedCompletion,
     },
   };
+}
+
+/** A re-preflighted call with the policy decision it was planned under (docs/policies.md#how-a-call-is-decided). */
+function withRecordedPolicy(
+  call: PreflightedCall,
+  recorded: Pick<PreflightedCall, "policy" | "gatedByDeclaration" | "shadow">,
+): PreflightedCall {
+  const policy = recorded.policy;
+  if (!policy || call.problem !== null) return call;
+  const kept = {
+    ...call,
+    policy,
+    ...(recorded.gatedByDeclaration === undefined ? {} : { gatedByDeclaration: recorded.gatedByDeclaration }),
+    ...(recorded.shadow ? { shadow: recorded.shadow } : {}),
+  };
+  if (policy.effect === "deny") {
+    return { ...kept, isGated: false, problem: createPolicyDeniedProblem(call, policy.rule, policy.message) };
+  }
+  return { ...kept, isGated: policy.effect === "require" };
 }

@@ -12,7 +12,10 @@ export class LostClaimError extends RuntimeError {
   }
 }
 
-/** The model kept sending batches that had to be repaired (SPEC §2 `maxRepairAttempts`). */
+/**
+ * The model kept sending batches that had to be repaired (`maxRepairAttempts`,
+ * docs/planning-rules.md#limits).
+ */
 export class RepairExhaustedError extends RuntimeError {
   static override readonly brand: string = "RepairExhaustedError";
   declare readonly code: "repair_exhausted";

@@ -1,6 +1,6 @@
 import { RuntimeError } from "../errors";
 import type { TranscriptEntry } from "../model/model";
-import { legacyReissueAfter } from "../plan-legacy";
+import { legacyReissueAfter } from "../planner/plan-legacy";
 import { inSpan, runTraceContext } from "../tracing";
 import { type BarrierAction, describeEdit, executeStep, resolveBarrier } from "./execute-step";
 import { type Between, planNextStep } from "./plan-next-step";
@@ -20,7 +20,7 @@ export interface RunStart extends Between {
 }
 
 /**
- * Drives a claimed run until it suspends at a barrier or ends (SPEC §4):
+ * Drives a claimed run until it suspends at a barrier or ends (docs/planning-rules.md#after-a-barrier):
  * model completion → plan → execute → next completion. `reply` continues
  * with the next completion; a lone successful `finish` completes the run; a
  * repair is sent back at most `maxRepairAttempts` times in a row. Never
@@ -122,7 +122,7 @@ async function drive(environment: RunEnvironment, start: RunStart): Promise<RunS
   if (progress && start.barrierAction) {
     progress = await resolveBarrier(environment, progress, start.barrierAction);
     if (start.barrierAction.kind === "cancel" && start.barrierAction.scope === "run") {
-      await completeStep(environment, progress);
+      await completeStep(environment, progress, { runCancelled: true });
       return endRun(environment, "CANCELLED");
     }
   }
@@ -134,7 +134,9 @@ async function drive(environment: RunEnvironment, start: RunStart): Promise<RunS
         executeStep(environment, executing),
       );
       if (result.kind === "suspended") return "WAITING_FOR_APPROVAL";
-      const completed = await completeStep(environment, result.progress);
+      const completed = await completeStep(environment, result.progress, {
+        runCancelled: result.cancelled === "run",
+      });
       between = {
         ...between,
         transcript: completed.transcript,
@@ -189,11 +191,12 @@ async function drive(environment: RunEnvironment, start: RunStart): Promise<RunS
 /**
  * Stores the step's final metrics and returns the transcript with every
  * call's outcome appended in original batch order, whatever order they
- * settled in (SPEC §4), and whether a cancel is pending.
+ * settled in (docs/planning-rules.md#after-a-barrier), and whether a cancel is pending.
  */
 async function completeStep(
   environment: RunEnvironment,
   progress: StepProgress,
+  options: { runCancelled: boolean },
 ): Promise<{ transcript: TranscriptEntry[]; cancelPending: "turn" | "run" | null }> {
   const outcomes = Object.values(progress.outcomes);
   const metrics = computeStepMetrics(progress.plan, progress.calls.length, environment.limits, {
@@ -205,6 +208,7 @@ async function completeStep(
     environment.claimToken,
     progress.stepIndex,
     metrics,
+    options,
   );
   // A grant revoked while this step ran applies from the next one.
   environment.allowances.current = allowedTools;

@@ -285,7 +285,7 @@ describe(`scenario presets (in memory)`, () => {
   )("%s parses, runs headless to COMPLETED and shows what it promises", async (id, preset) => {
     const validation = validateScenario(preset.scenario);
     if (!validation.ok) throw new Error(`${id}: ${JSON.stringify(validation.issues)}`);
-    const report = await runScenarioHeadless(harness.service, validation.scenario);
+    const report = await runScenarioHeadless(harness.host, validation.scenario);
     expect(report).toMatchObject({ status: "COMPLETED", error: null, pending: null });
     expect(report.name).toBe(validation.scenario.name);
     expect(report.steps.at(-1)?.calls).toMatchObject([{ name: "finish", status: "ok" }]);

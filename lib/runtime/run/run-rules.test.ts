@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => harness?.close());
 
 const finish = { calls: [{ name: "finish", arguments: { summary: "done" } }] };
-const headless = (input: ScenarioInput) => runScenarioHeadless(harness.service, buildScenario(input));
+const headless = (input: ScenarioInput) => runScenarioHeadless(harness.host, buildScenario(input));
 
 async function waitFor<T>(read: () => Promise<T | undefined | null | false>, what: string): Promise<T> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
@@ -21,7 +21,7 @@ async function waitFor<T>(read: () => Promise<T | undefined | null | false>, wha
   throw new Error(`timed out waiting for ${what}`);
 }
 
-describe(`SPEC §4 execution rules (in memory)`, () => {
+describe(`execution rules (in memory)`, () => {
   it("retained calls keep their ids and payloads, and no completion is spent on them", async () => {
     const report = await headless({
       name: "retained",
@@ -82,24 +82,24 @@ describe(`SPEC §4 execution rules (in memory)`, () => {
         ],
       },
     });
-    const report = await runScenarioHeadless(harness.service, scenario);
+    const report = await runScenarioHeadless(harness.host, scenario);
     expect(report.status).toBe("WAITING_FOR_APPROVAL");
     expect(report.pending?.calls.map((call) => call.id)).toEqual(["w1", "l1", "w2"]);
     expect(report.pending?.turnDigest).toMatch(/^[0-9a-f]{64}$/);
     expect(report.steps[0]?.calls.map((call) => call.status)).toEqual(["pending", "pending", "pending"]);
 
-    const first = await harness.service.decide(report.runId, {
+    const first = await harness.host.decide(report.runId, {
       approve: true,
       turnDigest: report.pending?.turnDigest,
       actor: "alice",
     });
     expect(first).toEqual({ outcome: "executed", status: "WAITING_FOR_APPROVAL" });
-    const second = await harness.service.getReport(report.runId);
+    const second = await harness.host.getReport(report.runId);
     expect(second?.pending?.calls.map((call) => call.id)).toEqual(["w2"]);
     expect(second?.pending?.turnDigest).not.toBe(report.pending?.turnDigest);
     expect(second?.steps[0]?.calls.map((call) => call.status)).toEqual(["ok", "ok", "pending"]);
 
-    const last = await harness.service.decide(report.runId, {
+    const last = await harness.host.decide(report.runId, {
       approve: true,
       turnDigest: second?.pending?.turnDigest,
       actor: "bob",
@@ -165,10 +165,10 @@ describe(`SPEC §4 execution rules (in memory)`, () => {
         ],
       },
     });
-    const waiting = await runScenarioHeadless(harness.service, scenario);
+    const waiting = await runScenarioHeadless(harness.host, scenario);
     expect(waiting.status).toBe("WAITING_FOR_APPROVAL");
-    expect(await harness.service.cancelRun(waiting.runId, "turn")).toEqual({ status: "COMPLETED" });
-    const report = await harness.service.getReport(waiting.runId);
+    expect(await harness.host.cancelRun(waiting.runId, "turn")).toEqual({ status: "COMPLETED" });
+    const report = await harness.host.getReport(waiting.runId);
     expect(report?.steps[0]?.calls.map((call) => [call.status, call.error?.message])).toEqual([
       ["invalidated", expect.stringContaining("cancelled this turn")],
       ["invalidated", expect.stringContaining("cancelled this turn")],
@@ -185,8 +185,8 @@ describe(`SPEC §4 execution rules (in memory)`, () => {
         turns: [{ calls: [{ name: "delete_file", arguments: { path: "a" } }] }, finish],
       },
     });
-    expect(await harness.service.cancelRun(waiting.runId, "run")).toEqual({ status: "CANCELLED" });
-    const report = await harness.service.getReport(waiting.runId);
+    expect(await harness.host.cancelRun(waiting.runId, "run")).toEqual({ status: "CANCELLED" });
+    const report = await harness.host.getReport(waiting.runId);
     expect(report).toMatchObject({ status: "CANCELLED", modelCalls: 1, pending: null });
     expect(report?.steps[0]?.calls[0]).toMatchObject({ status: "invalidated" });
   });
@@ -219,14 +219,14 @@ describe(`SPEC §4 execution rules (in memory)`, () => {
           ],
         },
       });
-      const { runId, settled } = await harness.service.startRun(scenario);
+      const { runId, settled } = await harness.host.startRun(scenario);
       await waitFor(
         async () => (await harness.events(runId)).some((event) => event.type === "call_started"),
         "the slow call to start",
       );
-      expect(await harness.service.cancelRun(runId, scope)).toEqual({ status: "RUNNING" });
+      expect(await harness.host.cancelRun(runId, scope)).toEqual({ status: "RUNNING" });
       expect(await settled).toBe(scope === "run" ? "CANCELLED" : "COMPLETED");
-      const report = await harness.service.getReport(runId);
+      const report = await harness.host.getReport(runId);
       const [slow, memory] = report?.steps[0]?.calls ?? [];
       // It had started: an error result that says a cancellation stopped it, not that the tool failed.
       expect(slow).toMatchObject({ status: "error", error: { code: "cancelled" } });

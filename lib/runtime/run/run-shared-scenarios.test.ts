@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 
-const run = (fileName: string) => runScenarioHeadless(harness.service, loadSharedScenario(fileName));
+const run = (fileName: string) => runScenarioHeadless(harness.host, loadSharedScenario(fileName));
 const callsOf = (report: RunReport, stepIndex: number) => report.steps[stepIndex]?.calls ?? [];
 const statuses = (report: RunReport, stepIndex: number) =>
   callsOf(report, stepIndex).map((call) => call.status);

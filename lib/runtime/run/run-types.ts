@@ -1,11 +1,11 @@
 import type { ToolOrigin } from "../tools/tool-definition";
 
-/** Statuses of a run (SPEC §6). */
+/** Statuses of a run (docs/run-report.md). */
 export const RUN_STATUSES = ["RUNNING", "WAITING_FOR_APPROVAL", "COMPLETED", "FAILED", "CANCELLED"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /**
- * A call's status. The run report's statuses (SPEC §8) plus `running`, which
+ * A call's status. The run report's statuses (docs/run-report.md) plus `running`, which
  * only a live view ever sees (a settled or suspended run has none).
  */
 export const CALL_STATUSES = [
@@ -55,9 +55,23 @@ export interface PendingTurn {
   gates?: number[];
   /** When the wait expires, if the barrier's tool or the scenario set `approvalTimeoutSeconds` (ISO time). */
   expiresAt?: string;
+  /**
+   * How many distinct people must approve this turn's barrier (docs/policies.md#quorum): set when a
+   * policy rule asks for more than one. Not part of the digest.
+   */
+  quorum?: number;
+  /** Who has approved this very turn so far, in order, while a quorum is not yet met. Not part of the digest. */
+  approvals?: QuorumApproval[];
 }
 
-/** Per-step metrics of SPEC §4, exactly the report's `metrics` shape (SPEC §8). */
+/** One approval that counts toward a turn's quorum (docs/policies.md#quorum); its audit row shares `decisionId`. */
+export interface QuorumApproval {
+  actor: string;
+  actorId: string | null;
+  decisionId: string;
+}
+
+/** Per-step metrics, exactly the report's `metrics` shape (docs/run-report.md). */
 export interface StepMetrics {
   originalSize: number;
   cap: number;

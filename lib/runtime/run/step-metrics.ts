@@ -2,7 +2,7 @@ import type { Limits, Plan } from "../types";
 import type { StepMetrics } from "./run-types";
 
 /**
- * The metrics of a step (SPEC §4) from its plan and how far it got. Derived,
+ * The metrics of a step (docs/run-report.md) from its plan and how far it got. Derived,
  * never accumulated, so a resumed step reports the same numbers as one that
  * ran straight through.
  */

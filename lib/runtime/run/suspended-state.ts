@@ -10,7 +10,10 @@ import {
 } from "./persisted-schemas";
 import type { PendingTurn } from "./run-types";
 
-/** A waiting run's stored state cannot be decoded (SPEC §5 `unreadable_state`). */
+/**
+ * A waiting run's stored state cannot be decoded (`unreadable_state`,
+ * docs/decisions.md#what-happens-to-a-decision-in-order).
+ */
 export class UnreadableStateError extends RuntimeError {
   static override readonly brand: string = "UnreadableStateError";
   declare readonly code: "unreadable_state";
@@ -51,7 +54,7 @@ const suspendedStateSchema = stepProgressSchema.extend({
   pending: pendingTurnSchema,
 });
 
-/** What a waiting run persists (SPEC §4): enough to resume in any process. */
+/** What a waiting run persists (docs/decisions.md): enough to resume in any process. */
 export type SuspendedState = z.infer<typeof suspendedStateSchema>;
 
 /**

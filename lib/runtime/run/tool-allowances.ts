@@ -8,12 +8,12 @@
  */
 import { z } from "zod";
 import { ownRecordSchema } from "../own-record-schema";
-import type { PreflightedCall } from "../preflight";
-import { preflightCall } from "../preflight";
+import type { PreflightedCall } from "../planner/preflight";
+import { preflightCall } from "../planner/preflight";
 import type { ToolRegistry } from "../tools/tool-registry";
 import { computeCallDigest } from "../turn-digest";
 import type { ToolCall } from "../types";
-import type { ApprovalRecord } from "./run-store";
+import type { ApprovalRecord } from "./approval-records";
 
 export const toolAllowanceSchema = z.object({
   /** The decision that granted it. */
@@ -61,37 +61,64 @@ export function markAllowedCalls(
     // Own grants only: a tool named "toString" is not granted by Object.prototype.
     const allowance = Object.hasOwn(allowances, call.name) ? allowances[call.name] : undefined;
     const original = calls[index];
-    if (!allowance || !original || call.problem !== null) return call;
+    // A policy rule that matched decides before any grant (docs/policies.md#how-a-call-is-decided).
+    if (!allowance || !original || call.problem !== null || call.policy) return call;
     return preflightCall(original, registry).isGated ? { ...call, allowedBy: allowance } : call;
   });
 }
 
-/** The audit rows of the calls about to start that a grant let through: one automatic approval each. */
+/**
+ * The audit rows of the calls about to start that a grant or a policy rule let through: one
+ * automatic approval each. A rule's row names the policy version and the rule (docs/policies.md#the-audit).
+ */
 export function automaticApprovals(runId: string, calls: readonly PreflightedCall[]): ApprovalRecord[] {
   return calls.flatMap((call): ApprovalRecord[] => {
+    const policy = call.policy;
+    if (policy?.effect === "allow" && call.gatedByDeclaration) {
+      return [
+        {
+          ...automaticApproval(runId, call),
+          actor:
+            policy.version === null
+              ? `policy rule ${policy.rule}`
+              : `policy v${policy.version}, rule ${policy.rule}`,
+          actorId: null,
+          grantedBy: null,
+          policyVersion: policy.version,
+          policyRule: policy.rule,
+        },
+      ];
+    }
     const allowance = call.allowedBy;
     if (!allowance) return [];
-    const digest = computeCallDigest(call);
     return [
       {
-        runId,
-        turnDigest: digest,
-        approve: true,
+        ...automaticApproval(runId, call),
         actor: allowance.actor,
         actorId: allowance.actorId,
-        reason: null,
-        decisionId: crypto.randomUUID(),
-        kind: "automatic",
         grantedBy: allowance.decisionId,
-        scope: "gate",
-        batchIndex: call.batchIndex,
-        callId: call.id,
-        toolName: call.name,
-        arguments: call.arguments,
-        argumentsDigest: digest,
-        editedArguments: null,
-        editedDigest: null,
       },
     ];
   });
+}
+
+/** What every automatic approval of one call says, whoever let it through. */
+function automaticApproval(runId: string, call: PreflightedCall) {
+  const digest = computeCallDigest(call);
+  return {
+    runId,
+    turnDigest: digest,
+    approve: true,
+    reason: null,
+    decisionId: crypto.randomUUID(),
+    kind: "automatic" as const,
+    scope: "gate" as const,
+    batchIndex: call.batchIndex,
+    callId: call.id,
+    toolName: call.name,
+    arguments: call.arguments,
+    argumentsDigest: digest,
+    editedArguments: null,
+    editedDigest: null,
+  };
 }

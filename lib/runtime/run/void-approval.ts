@@ -1,4 +1,4 @@
-import type { PreflightedCall } from "../preflight";
+import type { PreflightedCall } from "../planner/preflight";
 import { computeCallDigest } from "../turn-digest";
 import type { RunEnvironment } from "./run-environment";
 import type { StepProgress } from "./suspended-state";

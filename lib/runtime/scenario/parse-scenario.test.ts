@@ -3,7 +3,7 @@ import { formatIssuePath, InvalidScenarioError, parseScenarioJson, validateScena
 
 const minimal = { name: "m", model: { kind: "scripted", turns: [] } };
 
-describe("scenario validation (SPEC §8)", () => {
+describe("scenario validation", () => {
   it("fills in defaults for the optional fields", () => {
     const result = validateScenario(minimal);
     expect(result).toEqual({

@@ -39,7 +39,7 @@ function toIssues(error: z.ZodError): ScenarioIssue[] {
 }
 
 /**
- * Validates a scenario (already parsed from JSON) against the SPEC §8 format.
+ * Validates a scenario (already parsed from JSON) against the format of docs/scenario-format.md.
  * Returns the scenario with defaults filled in, or every issue found; never throws.
  * First, without recursion: nothing nests deeper than `MAX_JSON_DEPTH` and
  * every string can be stored (no NUL, no unpaired surrogate).

@@ -6,7 +6,7 @@ import { createToolRegistry } from "../tools/tool-registry";
 import { normalizeWorkspacePath } from "../tools/workspace";
 
 /**
- * The scenario file format (SPEC §8): a public contract kept in users' repos.
+ * The scenario file format (docs/scenario-format.md): a public contract kept in users' repos.
  * Fields may be added; none may change meaning. Unknown keys are refused so a
  * typo ("decision" for "decisions") is an error that names the path, not a
  * silently ignored setting.
@@ -65,6 +65,12 @@ export const openAiCompatibleModelSchema = z
     prompt: z.string().min(1),
     system: z.string().optional(),
     temperature: z.number().min(0).max(2).optional(),
+    /**
+     * Completions answered from this script before the endpoint is asked (a
+     * fork of a recorded run: the steps before the fork step replay what the
+     * model said then; docs/transcript-and-fork.md).
+     */
+    replayTurns: z.array(scenarioTurnSchema).optional(),
     baseURL: operatorOnlyField,
     apiKeyEnv: operatorOnlyField,
     model: operatorOnlyField,

@@ -1,5 +1,5 @@
 /**
- * Store failures on demand (SPEC §5 fault injection), for tests and for the
+ * Store failures on demand (docs/architecture.md#where-things-go, fault injection), for tests and for the
  * demos of a server started with PLAYGROUND_FAULTS=1. A decorator over any
  * `RunStore`: the stores themselves know nothing of it.
  */
@@ -41,6 +41,9 @@ export function withInjectedFaults(store: RunStore, faults: FaultRegistry): RunS
     ...store,
     async recordApproval(record, announce) {
       return faults.take("approvals") ? false : store.recordApproval(record, announce);
+    },
+    async recordPartialApproval(...args) {
+      return faults.take("approvals") ? false : store.recordPartialApproval(...args);
     },
     async claimAndRecordDecision(...args) {
       // An armed audit failure is left for `recordApproval`: the decision goes the long way, as it

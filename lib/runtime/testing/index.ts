@@ -6,6 +6,7 @@
 export { createToolCallBatch, type ToolCallSketch } from "./create-tool-call-batch";
 export { createFaultRegistry, type FaultRegistry, withInjectedFaults } from "./faulty-run-store";
 export { createMemoryAgentMailbox } from "./memory-agent-mailbox";
+export { createMemoryGrantStore } from "./memory-grant-store";
 export { createMemoryRunHost, type MemoryRunHost } from "./memory-run-host";
 export { createMemoryRunStore, type MemoryRunStore } from "./memory-run-store";
 export {

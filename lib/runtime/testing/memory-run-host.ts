@@ -39,6 +39,10 @@ export function createMemoryRunHost(
     deadlineTimers?: boolean;
     /** The agents' mailbox (share one between hosts, like the store), to open agent runs. */
     agents?: RunHostOptions["agents"];
+    /** The published approval policies (docs/policies.md); none: the declarations decide. */
+    policies?: RunHostOptions["policies"];
+    /** Where scoped grants are kept (share one between hosts, like the store); none: approvals give none. */
+    grants?: RunHostOptions["grants"];
   } = {},
 ): MemoryRunHost {
   const store = options.store ?? createMemoryRunStore();
@@ -78,6 +82,8 @@ export function createMemoryRunHost(
     now: options.now,
     deadlineTimers: options.deadlineTimers,
     agents: options.agents,
+    policies: options.policies,
+    grants: options.grants,
   });
   return { ...host, store, toolContext };
 }

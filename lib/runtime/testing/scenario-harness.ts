@@ -1,7 +1,7 @@
 /**
  * One in-memory store and run host for a test file: scenarios run exactly as
  * on the server, without a database. Faults are armed by tests;
- * `serviceWith` gives a host over the same store behind a test's decorator.
+ * `hostWith` gives a host over the same store behind a test's decorator.
  */
 import type { RunStore } from "../run/run-store";
 import { validateScenario } from "../scenario/parse-scenario";
@@ -15,16 +15,16 @@ export function openMemoryHarness() {
   const store = createMemoryRunStore();
   const contexts = new Map<string, MemoryToolContext>();
   const faults = createFaultRegistry();
-  const serviceWith = (wrapStore?: (store: RunStore) => RunStore): MemoryRunHost =>
+  const hostWith = (wrapStore?: (store: RunStore) => RunStore): MemoryRunHost =>
     createMemoryRunHost({
       store,
       contexts,
       wrapStore: faultsThen(faults, wrapStore),
     });
-  const service = serviceWith();
+  const host = hostWith();
   return {
-    service,
-    serviceWith,
+    host,
+    hostWith,
     faults,
     store,
     events: (runId: string) => store.readEvents(runId, 0),

@@ -1,5 +1,5 @@
 /**
- * The built-in tools of SPEC §8. File tools act on the run's virtual
+ * The built-in tools of docs/scenario-format.md#built-in-tools. File tools act on the run's virtual
  * workspace through `ToolContext`; a path is normalised before any access, so
  * an escaping path is an error result and never reaches a store.
  */
@@ -179,8 +179,8 @@ const finishTool: ToolDefinition = {
 };
 
 /**
- * The built-in tools in SPEC §8 order, with their default approval policies.
- * Shared and frozen: `createToolRegistry` copies one before overriding its
+ * The built-in tools in the order of docs/scenario-format.md#built-in-tools, with their default
+ * approval policies. Shared and frozen: `createToolRegistry` copies one before overriding its
  * approval, so no registry can change another's.
  */
 export const BUILT_IN_TOOLS: readonly ToolDefinition[] = Object.freeze(

@@ -1,5 +1,5 @@
 /**
- * Custom tools declared by a scenario (the `tools` entries of SPEC §8): a
+ * Custom tools declared by a scenario (the `tools` entries of docs/scenario-format.md#custom-tools): a
  * scripted executor that waits `delayMs`, then fails with `error` or returns
  * `result`. Used to play with classes, effects and approvals without code.
  */

@@ -1,5 +1,5 @@
 /**
- * The shape of a tool (SPEC §2): what the model sees (name, description,
+ * The shape of a tool (docs/scenario-format.md#custom-tools): what the model sees (name, description,
  * parameters), how the planner treats it (resource class, effect, approval)
  * and what runs (execute).
  */

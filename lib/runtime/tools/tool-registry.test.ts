@@ -43,7 +43,7 @@ describe("built-in tools", () => {
     expect(registry.effectFor(name)).toBe(effect);
   });
 
-  it("lists the ten built-ins in SPEC order", () => {
+  it("lists the ten built-ins in the order docs/scenario-format.md lists them", () => {
     expect(
       createToolRegistry()
         .list()

@@ -11,7 +11,7 @@ import { formatSchemaErrors } from "./format-schema-errors";
 import { createSafeRegExpFactory } from "./safe-reg-exp";
 import type { ToolDefinition } from "./tool-definition";
 
-/** Options of `createToolRegistry`; both mirror the scenario fields of SPEC §8. */
+/** Options of `createToolRegistry`; both mirror the scenario fields of docs/scenario-format.md. */
 export interface ToolRegistryOptions {
   /**
    * Tools defined in code (for example with a predicate approval policy),
@@ -35,7 +35,10 @@ export interface ToolRegistryOptions {
 export interface ToolRegistry {
   /** The tool named `name`, or `undefined`. */
   get(name: string): ToolDefinition | undefined;
-  /** Every tool: built-ins in SPEC §8 order, then `definitions`, then custom tools, each in given order. */
+  /**
+   * Every tool: built-ins in the order of docs/scenario-format.md#built-in-tools, then
+   * `definitions`, then custom tools, each in given order.
+   */
   list(): ToolDefinition[];
   /** The tool's effect; an unknown name is `NON_IDEMPOTENT_WRITE` (fail closed). */
   effectFor(name: string): Effect;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
-import { decodeStoredScenario } from "../host/run-host";
 import { runScenarioHeadless } from "../host/run-scenario-headless";
+import { decodeStoredScenario } from "../host/stored-scenarios";
 import { validateScenario } from "../scenario/parse-scenario";
 import type { Scenario } from "../scenario/scenario-schema";
 import { createMemoryRunHost } from "../testing/memory-run-host";

@@ -11,8 +11,9 @@
  * expired (there is no decision to replay; the replay waits there), a
  * cancellation, and the real model's prompt (the script answers instead).
  */
+
+import type { RunView } from "../events/run-view";
 import type { Scenario, ScenarioInput } from "../scenario/scenario-schema";
-import type { RunView } from "./run-view";
 
 export interface ExportedScenario {
   scenario: ScenarioInput;

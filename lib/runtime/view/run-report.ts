@@ -1,11 +1,12 @@
+import { type DecisionFacts, type DecisionView, foldRunEvents, type RunView } from "../events/run-view";
 import type { CompletionRecord, ModelUsage } from "../model/model";
-import { countWastedCompletions } from "../plan-legacy";
-import type { RunStore, StoredApproval } from "../run/run-store";
+import { countWastedCompletions } from "../planner/plan-legacy";
+import type { StoredApproval } from "../run/approval-records";
+import type { ApprovalStore, RunEventLog } from "../run/run-store";
 import type { CallStatus, PendingTurn, RunError, RunStatus, StepMetrics } from "../run/run-types";
 import type { Plan } from "../types";
-import { type DecisionView, foldRunEvents, type RunView } from "./run-view";
 
-/** The run report of SPEC §8: a public contract read by scripts. */
+/** The run report of docs/run-report.md: a public contract read by scripts. */
 export interface RunReport {
   runId: string;
   name: string;
@@ -50,34 +51,26 @@ export interface RunReport {
   }>;
   /** The signed-in person who started the run; null for headless runs. */
   startedBy: { id: string; name: string } | null;
-  decisions: Array<{
-    turnDigest: string;
-    approve: boolean;
-    /** Who decided: the signed-in person's name, and their user id (null in headless runs). */
-    actor: string;
-    actorId: string | null;
-    /** A denial's reply to the model. */
-    reason: string | null;
-    /** `expired`: nobody decided in time (never a denial); `voided`: an approval that stopped holding. */
-    outcome: "executed" | "denied" | "expired" | "voided";
-    /** False for a decision the audit could not store (one that executed no write). */
-    audited: boolean;
-    decidedAt: string;
-    /** Shared by the rows of one decision (approving every gate of a turn gives a row per gate). */
-    decisionId: string | null;
-    /** `voided`: the approval it names (`grantedBy`) no longer held, since its tool's definition changed. */
-    kind: "decision" | "expiry" | "automatic" | "voided";
-    /** `turn`: this row is one gate of a decision on every gate of the turn. */
-    scope: "gate" | "turn";
-    /** The gate decided (null on rows from before gates were recorded). */
-    batchIndex: number | null;
-    toolName: string | null;
-    /** The gate's arguments as shown and their digest; what an approver changed them to and its digest. */
-    arguments: string | null;
-    argumentsDigest: string | null;
-    editedArguments: string | null;
-    editedDigest: string | null;
-  }>;
+  /** The run and step (1-based) this run is a fork of; null for other runs (docs/transcript-and-fork.md). */
+  forkedFrom: { runId: string; step: number } | null;
+  decisions: RunReportDecision[];
+}
+
+/** One row of the report's `decisions`: an audit row, or a decision the audit could not store. */
+export interface RunReportDecision extends DecisionFacts {
+  decidedAt: string;
+  /**
+   * `voided`: the approval it names (`grantedBy`) no longer held, since its tool's definition
+   * changed; `partial`: one approval toward a quorum that did not yet meet it (docs/policies.md#quorum).
+   */
+  kind: "decision" | "expiry" | "automatic" | "voided" | "partial";
+  /** The gate decided (null on rows from before gates were recorded). */
+  batchIndex: number | null;
+  toolName: string | null;
+  /** The gate's arguments as shown and their digest; what an approver changed them to and its digest. */
+  arguments: string | null;
+  argumentsDigest: string | null;
+  editedDigest: string | null;
 }
 
 /**
@@ -87,32 +80,36 @@ export interface RunReport {
  * `audited: false`, so the report names every decision that took effect.
  */
 export function buildRunReport(view: RunView, approvals: readonly StoredApproval[]): RunReport {
-  const audited = approvals.map((approval): RunReport["decisions"][number] => ({
-    turnDigest: approval.turnDigest,
-    approve: approval.approve,
-    actor: approval.actor,
-    actorId: approval.actorId,
-    reason: approval.reason,
-    outcome:
-      approval.kind === "expiry"
-        ? "expired"
-        : approval.kind === "voided"
-          ? "voided"
-          : approval.approve
-            ? "executed"
-            : "denied",
-    audited: true,
-    decidedAt: approval.decidedAt,
-    decisionId: approval.decisionId,
-    kind: approval.kind,
-    scope: approval.scope,
-    batchIndex: approval.batchIndex,
-    toolName: approval.toolName,
-    arguments: approval.arguments,
-    argumentsDigest: approval.argumentsDigest,
-    editedArguments: approval.editedArguments,
-    editedDigest: approval.editedDigest,
-  }));
+  const audited = approvals.map(
+    (approval): RunReportDecision => ({
+      turnDigest: approval.turnDigest,
+      approve: approval.approve,
+      actor: approval.actor,
+      actorId: approval.actorId,
+      reason: approval.reason,
+      outcome:
+        approval.kind === "expiry"
+          ? "expired"
+          : approval.kind === "voided"
+            ? "voided"
+            : approval.kind === "partial"
+              ? "counted"
+              : approval.approve
+                ? "executed"
+                : "denied",
+      audited: true,
+      decidedAt: approval.decidedAt,
+      decisionId: approval.decisionId,
+      kind: approval.kind,
+      scope: approval.scope,
+      batchIndex: approval.batchIndex,
+      toolName: approval.toolName,
+      arguments: approval.arguments,
+      argumentsDigest: approval.argumentsDigest,
+      editedArguments: approval.editedArguments,
+      editedDigest: approval.editedDigest,
+    }),
+  );
   const unaudited = view.decisions.filter((decision) => !decision.audited).map(unauditedDecision);
   return {
     runId: view.runId,
@@ -128,6 +125,7 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
       recoveredCompletions: view.recoveredCompletions,
     },
     startedBy: view.startedBy,
+    forkedFrom: view.forkedFrom,
     pending: view.pending
       ? {
           turnDigest: view.pending.turnDigest,
@@ -135,6 +133,8 @@ export function buildRunReport(view: RunView, approvals: readonly StoredApproval
           gates: view.pending.gates,
           ...(view.pending.expiresAt ? { expiresAt: view.pending.expiresAt } : {}),
           ...(view.pending.tools ? { tools: view.pending.tools } : {}),
+          ...(view.pending.quorum ? { quorum: view.pending.quorum } : {}),
+          ...(view.pending.approvals ? { approvals: view.pending.approvals } : {}),
         }
       : null,
     steps: view.steps.map((step) => ({
@@ -172,7 +172,7 @@ export function sumUsage(steps: ReadonlyArray<{ completion: CompletionRecord | n
   }));
 }
 
-function unauditedDecision(decision: DecisionView): RunReport["decisions"][number] {
+function unauditedDecision(decision: DecisionView): RunReportDecision {
   return {
     turnDigest: decision.turnDigest,
     approve: decision.approve,
@@ -195,7 +195,10 @@ function unauditedDecision(decision: DecisionView): RunReport["decisions"][numbe
 }
 
 /** The report of a stored run, or null when there is no such run (every run starts with `run_started`). */
-export async function readRunReport(store: RunStore, runId: string): Promise<RunReport | null> {
+export async function readRunReport(
+  store: Pick<RunEventLog, "readEvents"> & Pick<ApprovalStore, "listApprovals">,
+  runId: string,
+): Promise<RunReport | null> {
   const events = await store.readEvents(runId, 0);
   if (events.length === 0) return null;
   return buildRunReport(foldRunEvents(runId, events), await store.listApprovals(runId));

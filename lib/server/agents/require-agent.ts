@@ -1,8 +1,8 @@
 import "server-only";
-import { RequestRefusal } from "@/lib/http/refusal";
 import type { AgentIdentity } from "@/lib/runtime";
 import type { Identity } from "@/lib/server/auth/identity";
-import { hasRole } from "@/lib/server/auth/roles";
+import { RequestRefusal } from "@/lib/wire/request-refusal";
+import { hasRole } from "@/lib/wire/roles";
 
 /**
  * The agent behind a request: an API token made with the `agent` role (or an

@@ -2,9 +2,10 @@ import "server-only";
 import { and, count, desc, eq, lt, ne, not, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AccountEventKind, account, accountEvents, session, user } from "@/db/schema";
+import { isRole, type Role } from "@/lib/wire/roles";
 import { AccountError, createUser, type UserSummary } from "./accounts";
 import { type Auth, createAuth } from "./auth";
-import { isRole, type Role } from "./roles";
+import { forgetAuthChange } from "./token-cache";
 
 /**
  * Account changes after a person is added: a new role, deactivation (and
@@ -148,7 +149,7 @@ export async function setUserRole(
   actor: AccountActor,
   input: { email: string; role: Role },
 ): Promise<UserSummary> {
-  return changeAccounts(auth, db, async (transaction, authority) => {
+  const changed = await changeAccounts(auth, db, async (transaction, authority) => {
     const subject = await findUser(transaction, input.email);
     const before = roleOf(subject);
     if (before === input.role) return summarize(subject);
@@ -157,6 +158,9 @@ export async function setUserRole(
     await recordAccountEvent(transaction, actor, subject, "role_changed", `${before} → ${input.role}`);
     return summarize(subject, { role: input.role });
   });
+  // Committed: this instance forgets their tokens now, the others as they hear it (token-cache.ts).
+  forgetAuthChange({ user: changed.id });
+  return changed;
 }
 
 /**
@@ -170,7 +174,7 @@ export async function setUserActive(
   actor: AccountActor,
   input: { email: string; isActive: boolean },
 ): Promise<UserSummary> {
-  return changeAccounts(auth, db, async (transaction, authority) => {
+  const changed = await changeAccounts(auth, db, async (transaction, authority) => {
     const subject = await findUser(transaction, input.email);
     if (!subject.banned === input.isActive) return summarize(subject);
     const adapter = (await authority.$context).internalAdapter;
@@ -186,6 +190,9 @@ export async function setUserActive(
     await recordAccountEvent(transaction, actor, subject, "user_deactivated");
     return summarize(subject, { banned: true });
   });
+  // Committed: this instance forgets their tokens now, the others as they hear it (token-cache.ts).
+  forgetAuthChange({ user: changed.id });
+  return changed;
 }
 
 /**
@@ -199,7 +206,7 @@ export async function removeUser(
   actor: AccountActor,
   input: { email: string },
 ): Promise<{ id: string; email: string }> {
-  return changeAccounts(auth, db, async (transaction, authority) => {
+  const changed = await changeAccounts(auth, db, async (transaction, authority) => {
     const subject = await findUser(transaction, input.email);
     refuseSelf(actor, subject, "remove");
     await keepAnAdmin(transaction, subject, "remove them");
@@ -209,6 +216,9 @@ export async function removeUser(
     await recordAccountEvent(transaction, actor, subject, "user_removed", `was ${roleOf(subject)}`);
     return { id: subject.id, email: subject.email };
   });
+  // Committed: this instance forgets their tokens now, the others as they hear it (token-cache.ts).
+  forgetAuthChange({ user: changed.id });
+  return changed;
 }
 
 async function storePassword(authority: Auth, userId: string, password: string): Promise<void> {

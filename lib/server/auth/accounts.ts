@@ -3,8 +3,9 @@ import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { apikey, user } from "@/db/schema";
 import { capPersonName, RuntimeError } from "@/lib/runtime";
+import { hasRole, isRole, type Role } from "@/lib/wire/roles";
 import { type Auth, createAuth } from "./auth";
-import { hasRole, isRole, type Role } from "./roles";
+import { forgetAuthChange } from "./token-cache";
 import { readTokenRole } from "./token-metadata";
 
 /** A person who can sign in, as the admin pages and the CLI list them. */
@@ -244,6 +245,8 @@ export async function revokeToken(db: Db, id: string, ownerId?: string): Promise
       ownerId === undefined ? `No token ${id}.` : `You have no token ${id}.`,
     );
   }
+  // Committed: this instance forgets it now, the others as they hear it (token-cache.ts).
+  forgetAuthChange({ token: id });
   return id;
 }
 

@@ -7,7 +7,7 @@ import { APIError } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
 import { admin } from "better-auth/plugins";
 import { eq } from "drizzle-orm";
-import { type Db, getDatabase } from "@/db/client";
+import type { Db } from "@/db/client";
 import { account, apikey, appSettings, session, user, verification } from "@/db/schema";
 import { personNameSchema } from "@/lib/runtime";
 import { CLIENT_ADDRESS_HEADER } from "./client-address";
@@ -60,7 +60,7 @@ export function createAuth(db: Db, secret: string) {
     },
     disabledPaths: DISABLED_AUTH_PATHS,
     telemetry: { enabled: false },
-    // Warnings (a missing BETTER_AUTH_URL) would print at every CLI command; the README says when to set it.
+    // Warnings (a missing BETTER_AUTH_URL) would print at every CLI command; docs/configuration.md says when to set it.
     logger: { level: "error" },
     plugins: [
       admin({ defaultRole: "viewer", adminRoles: ["admin"] }),
@@ -146,20 +146,6 @@ function requestOrigin(request: Request | undefined): string | null {
   const protocol =
     request?.headers.get("x-forwarded-proto") ?? new URL(request?.url ?? "http://x").protocol.slice(0, -1);
   return `${protocol}://${host}`;
-}
-
-const globalForAuth = globalThis as typeof globalThis & { toolPlaygroundAuth?: Promise<Auth> };
-
-/** The process-wide auth on the process-wide database. */
-export function getAuth(): Promise<Auth> {
-  if (!globalForAuth.toolPlaygroundAuth) {
-    const opening = getDatabase().then(async (handle) => createAuth(handle.db, await readSecret(handle.db)));
-    opening.catch(() => {
-      if (globalForAuth.toolPlaygroundAuth === opening) globalForAuth.toolPlaygroundAuth = undefined;
-    });
-    globalForAuth.toolPlaygroundAuth = opening;
-  }
-  return globalForAuth.toolPlaygroundAuth;
 }
 
 /**

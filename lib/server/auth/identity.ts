@@ -1,25 +1,13 @@
 import "server-only";
 import { capPersonName } from "@/lib/runtime";
-import { type Auth, getAuth } from "./auth";
-import { isRole, lesserRole, type Role } from "./roles";
+import { isRole, lesserRole } from "@/lib/wire/roles";
+import { getAuth } from "../server-context";
+import type { Auth } from "./auth";
+import type { Identity } from "./request-identity";
+import { tokenCacheOf, type VerifiedToken } from "./token-cache";
 import { readTokenRole } from "./token-metadata";
 
-/** Who a request comes from, as the server established it: never taken from the request body. */
-export interface Identity {
-  userId: string;
-  /** The person's display name, at most MAX_PERSON_NAME_LENGTH characters (older names are cut). */
-  name: string;
-  email: string;
-  role: Role;
-  /** The person's own role (for a token, its owner's): `role` is less when the token sent is limited to less. */
-  personRole: Role;
-  /** A signed-in browser session, or an API token (`Authorization: Bearer tp_…`). */
-  via: "session" | "token";
-  /** The session's id (null for a token): signing out closes what it opened. */
-  sessionId: string | null;
-  /** The API token sent, when one was: an agent's runs belong to the token that opened them. */
-  token?: { id: string; name: string };
-}
+export type { Identity } from "./request-identity";
 
 /**
  * The identity of a request: an API token in `Authorization: Bearer`, else
@@ -44,7 +32,14 @@ export async function readIdentity(headers: Headers, auth?: Auth): Promise<Ident
   };
 }
 
-async function readTokenIdentity(auth: Auth, key: string): Promise<Identity | null> {
+function readTokenIdentity(auth: Auth, key: string): Promise<Identity | null> {
+  const cache = tokenCacheOf(auth);
+  if (!cache) return verifyToken(auth, key).then((verified) => verified?.identity ?? null);
+  return cache.read(key, () => verifyToken(auth, key));
+}
+
+/** Reads a token and its owner from the database (recording the token's use there). */
+async function verifyToken(auth: Auth, key: string): Promise<VerifiedToken | null> {
   const verified = await auth.api.verifyApiKey({ body: { key } });
   if (!verified.valid || !verified.key) return null;
   const owner = (await (await auth.$context).internalAdapter.findUserById(verified.key.referenceId)) as {
@@ -58,7 +53,7 @@ async function readTokenIdentity(auth: Auth, key: string): Promise<Identity | nu
   const ownerRole = isRole(owner.role) ? owner.role : "viewer";
   // Metadata without a role the app knows limits the token to the narrowest role.
   const tokenRole = readTokenRole(verified.key.metadata) ?? "viewer";
-  return {
+  const identity: Identity = {
     userId: owner.id,
     name: capPersonName(owner.name),
     email: owner.email,
@@ -68,4 +63,6 @@ async function readTokenIdentity(auth: Auth, key: string): Promise<Identity | nu
     sessionId: null,
     token: { id: verified.key.id, name: verified.key.name ?? verified.key.id },
   };
+  const expiresAt = verified.key.expiresAt ? new Date(verified.key.expiresAt).getTime() : null;
+  return { identity, expiresAt };
 }

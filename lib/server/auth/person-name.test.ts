@@ -1,15 +1,15 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { manageAccounts, openDatabaseAccounts } from "@/bin/manage-accounts";
-import { getDatabase } from "@/db/client";
 import { runs, user } from "@/db/schema";
-import type { AuditPage } from "@/lib/server/list-audit";
-import type { RunService } from "@/lib/server/run-service";
+import { getDatabase } from "@/lib/server/database";
+import type { AuditPage } from "@/lib/server/lists/list-audit";
+import type { RunService } from "@/lib/server/runs/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
 import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
-import type { Role } from "./roles";
+import type { Role } from "@/lib/wire/roles";
 
 // A person's name obeys one set of limits on every path that sets it, and what is shown of it is bounded.
 const requestHeaders = vi.hoisted(() => ({ current: new Headers() }));
@@ -25,14 +25,14 @@ const WITH_NUL = "Ada\u0000Lovelace";
 beforeAll(async () => {
   ({ uninstall } = await installProcessTestDatabase());
   accounts = await createTestAccounts();
-  service = await (await import("@/lib/server/get-run-service")).getRunService();
+  service = await (await import("@/lib/server/server-context")).getRunService();
 });
 afterAll(async () => {
   await uninstall();
 });
 
 async function sessionCookie(email: string): Promise<string> {
-  const { getAuth } = await import("./auth");
+  const { getAuth } = await import("../server-context");
   const signedIn = await (await getAuth()).api.signInEmail({
     body: { email, password: "test-password-1" },
     returnHeaders: true,

@@ -1,3 +1,5 @@
+import { processPart } from "@/lib/server/process-parts";
+
 /** Sign-in attempts per account (email), from any address: at most this many… */
 export const ACCOUNT_ATTEMPTS_MAX = 10;
 /** …in this many seconds. A successful sign-in gives its attempt back. */
@@ -30,13 +32,9 @@ export function createAttemptLimiter(max: number, windowSeconds: number): Attemp
   };
 }
 
-const globalForLimits = globalThis as typeof globalThis & { toolPlaygroundAccountAttempts?: AttemptLimiter };
-
 /** The process's per-account sign-in limit (one per instance, as the per-address one). */
 export function getAccountAttemptLimiter(): AttemptLimiter {
-  globalForLimits.toolPlaygroundAccountAttempts ??= createAttemptLimiter(
-    ACCOUNT_ATTEMPTS_MAX,
-    ACCOUNT_ATTEMPTS_WINDOW_SECONDS,
+  return processPart("sign-in-limits", () =>
+    createAttemptLimiter(ACCOUNT_ATTEMPTS_MAX, ACCOUNT_ATTEMPTS_WINDOW_SECONDS),
   );
-  return globalForLimits.toolPlaygroundAccountAttempts;
 }

@@ -1,8 +1,8 @@
 import "server-only";
-import type { SseChannel } from "@/lib/http/sse";
-import { registerSessionStream } from "../open-streams";
+import { registerSessionStream } from "@/lib/server/streams/open-streams";
+import type { SseChannel } from "@/lib/server/streams/sse-channel";
+import { hasRole, type Role } from "@/lib/wire/roles";
 import { type Identity, readIdentity } from "./identity";
-import { hasRole, type Role } from "./roles";
 
 /** How often an open stream re-checks that whoever opened it may still read it. */
 export const STREAM_REAUTHORIZE_MS = 15_000;

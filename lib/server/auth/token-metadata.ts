@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ROLES, type Role } from "./roles";
+import { ROLES, type Role } from "@/lib/wire/roles";
 
 const tokenMetadataSchema = z.object({ role: z.enum(ROLES) });
 

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { EFFECTS, InvalidScenarioError, RESOURCE_CLASSES, type Scenario } from "@/lib/runtime";
 import { findMcpServerIssues } from "@/lib/scenarios/check-scenario-configuration";
-import { readJsonConfig } from "../read-json-config";
+import { readJsonConfig } from "@/lib/server/config/read-json-config";
 
 const toolOverrideSchema = z
   .object({

@@ -1,6 +1,6 @@
 import "server-only";
 import { createServer, type Server } from "node:http";
-import { getDatabase } from "@/db/client";
+import { getDatabase } from "@/lib/server/database";
 import { readMetrics } from "./read-metrics";
 
 /**

@@ -1,6 +1,7 @@
 import "server-only";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { BUILT_IN_TOOL_NAMES, isRuntimeError, type RunTelemetry } from "@/lib/runtime";
+import { processPart } from "@/lib/server/process-parts";
 
 /**
  * The process's Prometheus metrics, served at `GET /api/metrics`. Labels take
@@ -97,12 +98,9 @@ function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-// On globalThis: every route bundle of this process counts into the same registry.
-const globalForMetrics = globalThis as typeof globalThis & { toolPlaygroundMetrics?: Metrics };
-
+/** The process's metrics: every route bundle of this process counts into the same registry. */
 export function getMetrics(): Metrics {
-  globalForMetrics.toolPlaygroundMetrics ??= createMetrics();
-  return globalForMetrics.toolPlaygroundMetrics;
+  return processPart("metrics", createMetrics);
 }
 
 /** A tool's name as a label: built-in names as they are, a scenario's own tools as "custom". */

@@ -1,8 +1,8 @@
 import "server-only";
 import type { Db } from "@/db/client";
-import { summarizeRuns } from "@/db/repositories/run-queries";
-import { RUN_STATUSES } from "@/db/schema";
-import { countOpenStreams } from "../open-streams";
+import { summarizeRuns } from "@/db/repositories/run-list-queries";
+import { RUN_STATUSES } from "@/lib/runtime/run/run-types";
+import { countOpenStreams } from "@/lib/server/streams/open-streams";
 import { getMetrics } from "./metrics";
 
 /**

@@ -7,7 +7,8 @@ import {
   type PatternCheckOutcome,
   type SchemaPattern,
 } from "@/lib/runtime";
-import { logWarning } from "../logger";
+import { logWarning } from "@/lib/server/ops/logger";
+import { processPart } from "@/lib/server/process-parts";
 
 /**
  * Checks regular expressions for catastrophic backtracking on a worker
@@ -63,20 +64,24 @@ export function createPatternCheckWorker(): PatternCheckWorker {
   let nextId = 0;
   let checked = 0;
   let waiting = 0;
-  const answers = new Map<number, (answer: Answer | Error) => void>();
+  // Each check waits on the worker it was sent to: a replaced worker's late exit answers only its own.
+  const answers = new Map<number, { owner: Worker; answer: (answer: Answer | Error) => void }>();
   let queue: Promise<unknown> = Promise.resolve();
 
   function startWorker(): Worker {
     const started = new Worker(WORKER_SOURCE, { eval: true });
     started.unref();
     started.on("message", ({ id, outcome, elapsedMs }: Answer & { id: number }) => {
-      answers.get(id)?.({ outcome, elapsedMs });
+      answers.get(id)?.answer({ outcome, elapsedMs });
       answers.delete(id);
     });
     const fail = (error: Error) => {
       if (worker === started) worker = null;
-      for (const answer of answers.values()) answer(error);
-      answers.clear();
+      for (const [id, { owner, answer }] of answers) {
+        if (owner !== started) continue;
+        answers.delete(id);
+        answer(error);
+      }
     };
     started.on("error", (error) => {
       // It could not even load its checker: check here instead, as before there was a worker.
@@ -109,16 +114,19 @@ export function createPatternCheckWorker(): PatternCheckWorker {
         });
       }, PATTERN_CHECK_BUDGET_MS + STUCK_AFTER_MS);
       stuck.unref();
-      answers.set(id, (answer) => {
-        clearTimeout(stuck);
-        if (!(answer instanceof Error)) resolve(answer);
-        else if (broken)
-          resolve({ outcome: checkPatternNow(pattern, PATTERN_CHECK_BUDGET_MS), elapsedMs: 0 });
-        else
-          resolve({
-            outcome: { unchecked: "could not be checked (the checker stopped); try again" },
-            elapsedMs: 0,
-          });
+      answers.set(id, {
+        owner: current,
+        answer: (answer) => {
+          clearTimeout(stuck);
+          if (!(answer instanceof Error)) resolve(answer);
+          else if (broken)
+            resolve({ outcome: checkPatternNow(pattern, PATTERN_CHECK_BUDGET_MS), elapsedMs: 0 });
+          else
+            resolve({
+              outcome: { unchecked: "could not be checked (the checker stopped); try again" },
+              elapsedMs: 0,
+            });
+        },
       });
       // Held only while it checks: an idle worker never keeps a process (the CLI) alive.
       current.ref();
@@ -178,12 +186,7 @@ export function createPatternCheckWorker(): PatternCheckWorker {
   };
 }
 
-const globalForPatterns = globalThis as typeof globalThis & {
-  toolPlaygroundPatternWorker?: PatternCheckWorker;
-};
-
 /** This process's one pattern check worker, shared by every route and action bundle. */
 export function getPatternCheckWorker(): PatternCheckWorker {
-  globalForPatterns.toolPlaygroundPatternWorker ??= createPatternCheckWorker();
-  return globalForPatterns.toolPlaygroundPatternWorker;
+  return processPart("pattern-check-worker", () => createPatternCheckWorker());
 }

@@ -1,11 +1,6 @@
 import type { DatabaseHandle } from "@/db/client";
 import { openTestDatabase } from "@/db/testing/test-database";
-
-type ProcessGlobals = typeof globalThis & {
-  toolPlaygroundDatabase?: Promise<DatabaseHandle>;
-  toolPlaygroundService?: unknown;
-  toolPlaygroundAuth?: unknown;
-};
+import { replaceDatabase } from "@/lib/server/database";
 
 /**
  * Gives the process-wide database (the one routes and server actions use) a
@@ -17,16 +12,15 @@ export async function installProcessTestDatabase(): Promise<{
   handle: DatabaseHandle;
   uninstall(): Promise<void>;
 }> {
-  const globals = globalThis as ProcessGlobals;
   const opening = openTestDatabase();
-  globals.toolPlaygroundDatabase = opening;
+  replaceDatabase(opening);
   const handle = await opening;
   return {
     handle,
     async uninstall() {
-      delete globals.toolPlaygroundDatabase;
-      delete globals.toolPlaygroundService;
-      delete globals.toolPlaygroundAuth;
+      replaceDatabase(undefined);
+      // Loaded on clean-up, not with this file: a test installs the database before any server module loads.
+      (await import("@/lib/server/server-context")).resetServerContext();
       await handle.close();
     },
   };

@@ -6,9 +6,9 @@ import type { RunStore } from "@/lib/runtime";
 import { parseScenarioJson } from "@/lib/runtime/scenario/parse-scenario";
 import type { Scenario } from "@/lib/runtime/scenario/scenario-schema";
 import { createFaultRegistry, faultsThen } from "@/lib/runtime/testing/faulty-run-store";
+import type { ModelEndpoints } from "@/lib/server/config/model-endpoints";
+import { createRunService, type RunService, type RunServiceOptions } from "@/lib/server/runs/run-service";
 import { createMcpConnections } from "../mcp/mcp-connections";
-import type { ModelEndpoints } from "../model-endpoints";
-import { createRunService, type RunService, type RunServiceOptions } from "../run-service";
 
 // Tests name their MCP servers; none come from the environment.
 const NO_MCP_CONNECTIONS = createMcpConnections(new Map());

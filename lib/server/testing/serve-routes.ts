@@ -51,7 +51,16 @@ export async function serveRoutes(
       });
       const response = await route.handler(request, { params: Promise.resolve({ id }) });
       outgoing.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-      outgoing.end(Buffer.from(await response.arrayBuffer()));
+      // Written as it comes, so an event stream is one too (it ends when the client goes).
+      const reader = response.body?.getReader();
+      for (let chunk = await reader?.read(); chunk && !chunk.done; chunk = await reader?.read()) {
+        if (outgoing.destroyed) {
+          await reader?.cancel();
+          break;
+        }
+        outgoing.write(chunk.value);
+      }
+      outgoing.end();
     } catch (error) {
       outgoing.writeHead(500, { "content-type": "text/plain" });
       outgoing.end(String(error));

@@ -4,6 +4,27 @@ export interface ReadSseMessage {
   data: string;
 }
 
+/** One message block (the text between blank lines) as EventSource reads it, or null when it has no data; comment lines go to `comments`. */
+function parseSseBlock(block: string, comments: string[]): ReadSseMessage | null {
+  const message: ReadSseMessage = { event: "message", data: "" };
+  const data: string[] = [];
+  for (const line of block.split("\n")) {
+    if (line.startsWith(":")) comments.push(line);
+    else if (line.startsWith("id: ")) message.id = line.slice(4);
+    else if (line.startsWith("event: ")) message.event = line.slice(7);
+    else if (line.startsWith("data: ")) data.push(line.slice(6));
+  }
+  if (data.length === 0) return null;
+  message.data = data.join("\n");
+  return message;
+}
+
+/** Every whole message of a stream's text (a last, unfinished block is left out). */
+export function parseSseText(text: string): ReadSseMessage[] {
+  const blocks = text.split("\n\n").slice(0, -1);
+  return blocks.flatMap((block) => parseSseBlock(block, []) ?? []);
+}
+
 /**
  * Reads SSE messages from a response body, one at a time, the way EventSource frames them; comment
  * lines (keep-alives, `: …`) are kept aside in `comments`.
@@ -19,17 +40,8 @@ export function openSseReader(response: Response) {
       if (end >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const message: ReadSseMessage = { event: "message", data: "" };
-        const data: string[] = [];
-        for (const line of block.split("\n")) {
-          if (line.startsWith(":")) comments.push(line);
-          else if (line.startsWith("id: ")) message.id = line.slice(4);
-          else if (line.startsWith("event: ")) message.event = line.slice(7);
-          else if (line.startsWith("data: ")) data.push(line.slice(6));
-        }
-        if (data.length === 0) continue;
-        message.data = data.join("\n");
-        return message;
+        const message = parseSseBlock(block, comments);
+        if (message) return message;
       }
       const chunk = await reader.read();
       if (chunk.done) return null;

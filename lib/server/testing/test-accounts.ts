@@ -1,7 +1,7 @@
-import { getDatabase } from "@/db/client";
+import { getDatabase } from "@/lib/server/database";
+import { ROLES, type Role } from "@/lib/wire/roles";
 import { createToken, createUser } from "../auth/accounts";
-import { getAuth } from "../auth/auth";
-import { ROLES, type Role } from "../auth/roles";
+import { getAuth } from "../server-context";
 
 export interface TestAccount {
   userId: string;

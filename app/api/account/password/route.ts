@@ -1,8 +1,8 @@
-import { getDatabase } from "@/db/client";
 import { changeOwnPasswordSchema } from "@/lib/http/account-schemas";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { changeOwnPassword } from "@/lib/server/auth/account-changes";
-import { getAuth } from "@/lib/server/auth/auth";
+import { getDatabase } from "@/lib/server/database";
+import { getAuth } from "@/lib/server/server-context";
 
 /**
  * The caller's own password (`playground account password --server …`), given

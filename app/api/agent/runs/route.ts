@@ -1,8 +1,8 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { openAgentRunInputSchema } from "@/lib/runtime";
 import { requireAgent } from "@/lib/server/agents/require-agent";
-import { getRunService } from "@/lib/server/get-run-service";
 import { findScenarioPatterns, judgePatterns } from "@/lib/server/patterns/judge-patterns";
+import { getRunService } from "@/lib/server/server-context";
 
 /**
  * Opens an agent's run (docs/agent-api.md): its declared tools, settings and

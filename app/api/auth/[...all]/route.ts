@@ -1,5 +1,5 @@
 import { toNextJsHandler } from "better-auth/next-js";
-import { getAuth, isDisabledAuthPath } from "@/lib/server/auth/auth";
+import { isDisabledAuthPath } from "@/lib/server/auth/auth";
 import {
   CLIENT_ADDRESS_HEADER,
   PEER_ADDRESS_HEADER,
@@ -7,6 +7,7 @@ import {
   readTrustedProxyHops,
 } from "@/lib/server/auth/client-address";
 import { getAccountAttemptLimiter } from "@/lib/server/auth/sign-in-limits";
+import { getAuth } from "@/lib/server/server-context";
 
 // better-auth's own endpoints (sign in, sign out, session): rate limited, and they check the origin themselves.
 // The ones the app does not offer (API keys, impersonation) answer 404 in every spelling of their path.

@@ -5,7 +5,7 @@ import {
   FAULT_INJECTION_OFF,
   isFaultInjectionEnabled,
   makeWaitingStateUnreadable,
-} from "@/lib/server/fault-injection";
+} from "@/lib/server/ops/fault-injection";
 
 /** Corrupts a waiting run's saved state, so `unreadable_state` (422) can be seen. Only with PLAYGROUND_FAULTS=1. */
 export const POST = handleRoute({ role: "admin" }, async (request: Request) => {

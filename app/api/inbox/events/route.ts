@@ -1,9 +1,9 @@
 import { handleRoute, readQuery } from "@/lib/http/api-route";
-import { inboxFilterOf, inboxQuerySchema } from "@/lib/http/list-queries";
 import { closeWhenUnauthorized } from "@/lib/server/auth/stream-authorization";
-import { getRunService } from "@/lib/server/get-run-service";
-import { pipeInbox } from "@/lib/server/inbox-stream";
-import { openEventStream } from "@/lib/server/open-event-stream";
+import { getRunService } from "@/lib/server/server-context";
+import { pipeInbox } from "@/lib/server/streams/inbox-stream";
+import { openEventStream } from "@/lib/server/streams/open-event-stream";
+import { inboxFilterOf, inboxQuerySchema } from "@/lib/wire/list-filters";
 
 /**
  * The inbox's first page as server-sent events: `inbox`, the whole page, on

@@ -1,13 +1,14 @@
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
 
-let uninstall = async () => {};
 let operator: TestAccount;
 let viewer: TestAccount;
 let route: typeof import("./route");
+
+const setup = setUpRouteTests(["viewer", "operator"]);
 
 beforeAll(async () => {
   vi.stubEnv(
@@ -24,13 +25,11 @@ beforeAll(async () => {
       },
     }),
   );
-  ({ uninstall } = await installProcessTestDatabase());
-  ({ operator, viewer } = await createTestAccounts(["viewer", "operator"]));
+  ({ operator, viewer } = setup.accounts);
   route = await import("./route");
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await uninstall();
 });
 
 describe("GET /api/mcp/servers", () => {

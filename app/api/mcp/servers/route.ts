@@ -1,5 +1,5 @@
 import { handleRoute } from "@/lib/http/api-route";
-import { getMcpConnections, getMcpServers } from "@/lib/server/mcp/get-mcp-servers";
+import { getMcpConnections, getMcpServers } from "@/lib/server/server-context";
 
 /**
  * The operator's MCP servers with their tools, listed afresh: each tool's

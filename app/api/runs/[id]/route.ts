@@ -1,7 +1,7 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { RunNotFoundError } from "@/lib/runtime";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
 
 /** The run with its steps, calls, and pending turn and digest when it waits. */
 export const GET = handleRoute({ role: "viewer" }, async (_request: Request, context: RunRouteContext) => {
@@ -10,3 +10,16 @@ export const GET = handleRoute({ role: "viewer" }, async (_request: Request, con
   if (!report) throw new RunNotFoundError(runId);
   return Response.json(report);
 });
+
+/**
+ * Deletes a finished run's own data (run, events, steps, files…); its
+ * decisions stay in the audit. Its starter or an admin; 409 `run_active` while
+ * it runs or waits; audited. docs/housekeeping.md.
+ */
+export const DELETE = handleRoute(
+  { role: "operator" },
+  async (_request: Request, context: RunRouteContext, identity) => {
+    const runId = await readRunId(context);
+    return Response.json(await (await getRunService()).deleteRun(runId, identity));
+  },
+);

@@ -1,8 +1,8 @@
-import { getDatabase } from "@/db/client";
 import { tokenIdSchema } from "@/lib/http/account-schemas";
 import { handleRoute } from "@/lib/http/api-route";
-import { validateInput } from "@/lib/http/refusal";
 import { revokeToken } from "@/lib/server/auth/accounts";
+import { getDatabase } from "@/lib/server/database";
+import { validateInput } from "@/lib/wire/request-refusal";
 
 /** Revokes one token by its id (admins): it stops working at once, everywhere. `404` when there is none. */
 export const DELETE = handleRoute(

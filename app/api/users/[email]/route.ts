@@ -1,9 +1,9 @@
-import { getDatabase } from "@/db/client";
 import { changeUserBodySchema, userEmailSchema } from "@/lib/http/account-schemas";
 import { handleRoute, readBody } from "@/lib/http/api-route";
-import { validateInput } from "@/lib/http/refusal";
 import { changeUser, removeUser } from "@/lib/server/auth/account-changes";
-import { getAuth } from "@/lib/server/auth/auth";
+import { getDatabase } from "@/lib/server/database";
+import { getAuth } from "@/lib/server/server-context";
+import { validateInput } from "@/lib/wire/request-refusal";
 
 type Context = { params: Promise<{ email: string }> };
 

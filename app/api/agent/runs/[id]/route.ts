@@ -1,7 +1,7 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { requireAgent } from "@/lib/server/agents/require-agent";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
 
 /** Where the agent's run stands, without waiting: the same document as `/next?wait=0`. */
 export const GET = handleRoute(

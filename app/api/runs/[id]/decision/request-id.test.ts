@@ -1,25 +1,25 @@
 import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { toErrorBody } from "@/lib/http/error-response";
-import { createLogger, replaceLogger, withoutQueryParameters } from "@/lib/server/logger";
-import type { RunService } from "@/lib/server/run-service";
+import { createLogger, replaceLogger, withoutQueryParameters } from "@/lib/server/ops/logger";
+import type { RunService } from "@/lib/server/runs/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
 
-let uninstall = async () => {};
 let approver: TestAccount;
 let service: RunService;
 let route: typeof import("./route");
 let lines: Array<Record<string, unknown>> = [];
 let restoreLogger = () => {};
 
+const setup = setUpRouteTests(["approver"]);
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  ({ approver } = await createTestAccounts(["approver"]));
+  ({ approver } = setup.accounts);
   route = await import("./route");
-  service = await (await import("@/lib/server/get-run-service")).getRunService();
+  service = await setup.runService();
   // The server's logger, writing its JSON lines here instead of stdout.
   const capture = new Writable({
     write(chunk, _encoding, done) {
@@ -36,7 +36,6 @@ afterEach(() => {
 });
 afterAll(async () => {
   restoreLogger();
-  await uninstall();
 });
 
 async function decideStale(headers: Record<string, string> = {}) {
@@ -101,7 +100,7 @@ describe("a request's id, in its response and its log lines", () => {
 
 describe("what logs never hold", () => {
   it("cuts a failed query's parameters (what runs wrote) from messages, stacks and details", async () => {
-    const { getLogger } = await import("@/lib/server/logger");
+    const { getLogger } = await import("@/lib/server/ops/logger");
     const failed = new Error(
       "Failed query: insert into workspace_files values ($1, $2)\nparams: run-1,TOP SECRET CONTENT",
     );

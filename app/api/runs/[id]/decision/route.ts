@@ -1,15 +1,14 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
-import { RequestRefusal } from "@/lib/http/refusal";
 import { decisionRequestSchema } from "@/lib/http/request-schemas";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
+import { RequestRefusal } from "@/lib/wire/request-refusal";
 
 /**
- * Applies a decision through the coordinator (SPEC §5); refusals map through
- * the one error table. It answers once the decision has taken effect (checked,
- * audited, announced; the run goes on: `status` is RUNNING), so a slow model
- * never holds the request open; `?wait=settled` answers when the run next
- * waits or ends instead, with that status.
+ * Applies a decision through the coordinator (docs/decisions.md#what-happens-to-a-decision-in-order);
+ * refusals map through the one error table. It answers once the decision has taken effect (checked,
+ * audited, announced; the run goes on: `status` is RUNNING), so a slow model never holds the request
+ * open; `?wait=settled` answers when the run next waits or ends instead, with that status.
  */
 export const POST = handleRoute(
   { role: "approver" },
@@ -23,7 +22,12 @@ export const POST = handleRoute(
       );
     }
     const { actor: _, ...body } = await readBody(request, decisionRequestSchema);
-    const decision = { ...body, actor: identity.name, actorId: identity.userId };
+    const decision = {
+      ...body,
+      actor: identity.name,
+      actorId: identity.userId,
+      decider: { role: identity.role, email: identity.email, userId: identity.userId },
+    };
     const service = await getRunService();
     return Response.json(
       wait === "settled"

@@ -1,15 +1,15 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { getDatabase } from "@/db/client";
-import { countOpenStreams } from "@/lib/server/open-streams";
-import type { RunService } from "@/lib/server/run-service";
+import { getDatabase } from "@/lib/server/database";
+import type { RunService } from "@/lib/server/runs/run-service";
+import { countOpenStreams } from "@/lib/server/streams/open-streams";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { appendLongHistory } from "@/lib/server/testing/long-history";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
 import { openSseReader } from "@/lib/server/testing/sse-reader";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
 
 /**
  * The flood of issue 30, against one instance (the route handlers in this
@@ -56,22 +56,21 @@ async function readThrough(response: Response, lastSeq: number): Promise<void> {
   await reader.cancel();
 }
 
-let uninstall = async () => {};
 let viewer: TestAccount;
 let service: RunService;
 let events: typeof import("./route");
 let health: typeof import("../../../health/route");
 
+const setup = setUpRouteTests(["viewer"]);
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  ({ viewer } = await createTestAccounts(["viewer"]));
+  ({ viewer } = setup.accounts);
   events = await import("./route");
   health = await import("../../../health/route");
-  service = await (await import("@/lib/server/get-run-service")).getRunService();
+  service = await setup.runService();
 });
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await uninstall();
 });
 
 describe("a flood of unread streams of a run with a 12 MB history", () => {

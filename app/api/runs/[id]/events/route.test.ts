@@ -1,38 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getDatabase } from "@/db/client";
-import { applyInboxChanges, type InboxChanges } from "@/lib/queries/inbox-changes";
-import type { InboxPage } from "@/lib/queries/inbox-item";
+import { beforeAll, describe, expect, it } from "vitest";
 import { decodeRunEvent } from "@/lib/runtime";
 import { slowReadTool } from "@/lib/runtime/testing/scenario-fixtures";
-import { createRunService, type RunService } from "@/lib/server/run-service";
+import { getDatabase } from "@/lib/server/database";
+import { createRunService, type RunService } from "@/lib/server/runs/run-service";
+import { processMcp } from "@/lib/server/server-context";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { routeParams, setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
 import {
   openSseReader as openReader,
   type ReadSseMessage as SseMessage,
 } from "@/lib/server/testing/sse-reader";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
+import { applyInboxChanges, type InboxChanges } from "@/lib/wire/inbox-changes";
+import type { InboxPage } from "@/lib/wire/inbox-item";
 
 // The routes use the process-wide database: hand them a fresh test database.
-let uninstall = async () => {};
 let viewer: TestAccount;
 let service: RunService;
 let events: typeof import("./route");
 let inbox: typeof import("../../../inbox/events/route");
 
+const setup = setUpRouteTests(["viewer"]);
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  ({ viewer } = await createTestAccounts(["viewer"]));
+  ({ viewer } = setup.accounts);
   events = await import("./route");
   inbox = await import("../../../inbox/events/route");
-  service = await (await import("@/lib/server/get-run-service")).getRunService();
-});
-afterAll(async () => {
-  await uninstall();
+  service = await setup.runService();
 });
 
-const params = (id: string) => ({ params: Promise.resolve({ id }) });
+const params = routeParams;
 const streamRequest = (
   runId: string,
   init: { after?: string; lastEventId?: string; signal?: AbortSignal } = {},
@@ -62,7 +60,7 @@ async function startWaitingRun() {
   return { runId, turnDigest: view?.pending?.turnDigest ?? "" };
 }
 
-describe("GET /api/runs/[id]/events (SPEC §7)", () => {
+describe("GET /api/runs/[id]/events", () => {
   it("sends SSE headers, replays every stored event with id = seq, then goes live until the run ends", async () => {
     const { runId, turnDigest } = await startWaitingRun();
     const response = await events.GET(streamRequest(runId), params(runId));
@@ -156,6 +154,7 @@ describe("GET /api/runs/[id]/events while the run's worker is gone", () => {
     const stalled = createRunService(await getDatabase(), {
       execution: { leaseMs: 1_000, instanceId: "stalled" },
       modelEndpoints: { endpoints: new Map(), problem: null },
+      mcp: processMcp(),
       wrapStore: (store) => ({ ...store, renewLease: () => new Promise<boolean>(() => {}) }),
     });
     const { runId } = await stalled.startRun(

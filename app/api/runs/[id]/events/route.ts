@@ -3,13 +3,14 @@ import { readResumeSeq } from "@/lib/http/read-resume-seq";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { RunNotFoundError } from "@/lib/runtime";
 import { closeWhenUnauthorized } from "@/lib/server/auth/stream-authorization";
-import { getRunService } from "@/lib/server/get-run-service";
-import { openEventStream } from "@/lib/server/open-event-stream";
-import { pipeRunEvents } from "@/lib/server/run-event-stream";
+import { getRunService } from "@/lib/server/server-context";
+import { pipeRunEvents } from "@/lib/server/streams/client-event-stream";
+import { openEventStream } from "@/lib/server/streams/open-event-stream";
 
 /**
- * The run's events as server-sent events: replay after `Last-Event-ID` (or `?after=`), then live (SPEC §7).
- * Within the stream bounds of docs/streams.md: 429 `too_many_streams` past the open-stream limits.
+ * The run's events as server-sent events: replay after `Last-Event-ID` (or `?after=`), then live
+ * (docs/streams.md). Within the stream bounds of docs/streams.md: 429 `too_many_streams` past the
+ * open-stream limits.
  */
 export const GET = handleRoute(
   { role: "viewer" },

@@ -1,17 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { getDatabase } from "@/db/client";
-import { SSE_DROPPED_EVENT } from "@/lib/http/sse";
-import { countOpenStreams } from "@/lib/server/open-streams";
-import type { RunService } from "@/lib/server/run-service";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { getDatabase } from "@/lib/server/database";
+import type { RunService } from "@/lib/server/runs/run-service";
+import { countOpenStreams } from "@/lib/server/streams/open-streams";
+import { SSE_DROPPED_EVENT } from "@/lib/server/streams/sse-channel";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { appendLongHistory } from "@/lib/server/testing/long-history";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { routeParams, setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
 import { openSseReader, type ReadSseMessage } from "@/lib/server/testing/sse-reader";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
 
 // The bounds of docs/streams.md, through the routes: open-stream limits, the buffer cap, paged replay.
-let uninstall = async () => {};
 let viewer: TestAccount;
 let approver: TestAccount;
 let service: RunService;
@@ -19,23 +18,21 @@ let events: typeof import("./route");
 let inbox: typeof import("../../../inbox/events/route");
 let readMetrics: typeof import("@/lib/server/metrics/read-metrics").readMetrics;
 
+const setup = setUpRouteTests(["viewer", "approver"]);
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  ({ viewer, approver } = await createTestAccounts(["viewer", "approver"]));
+  ({ viewer, approver } = setup.accounts);
   events = await import("./route");
   inbox = await import("../../../inbox/events/route");
   ({ readMetrics } = await import("@/lib/server/metrics/read-metrics"));
-  service = await (await import("@/lib/server/get-run-service")).getRunService();
-});
-afterAll(async () => {
-  await uninstall();
+  service = await setup.runService();
 });
 afterEach(() => {
   vi.unstubAllEnvs();
   vi.restoreAllMocks();
 });
 
-const params = (id: string) => ({ params: Promise.resolve({ id }) });
+const params = routeParams;
 const streamRequest = (
   runId: string,
   account: TestAccount,

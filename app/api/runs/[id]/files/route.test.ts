@@ -1,21 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunService } from "@/lib/server/run-service";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { RunService } from "@/lib/server/runs/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
-import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
-import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import type { TestAccount } from "@/lib/server/testing/test-accounts";
 
-let uninstall = async () => {};
 let viewer: TestAccount;
 let service: RunService;
 let route: typeof import("./route");
 let runId: string;
 
+const setup = setUpRouteTests(["viewer"]);
+
 beforeAll(async () => {
-  ({ uninstall } = await installProcessTestDatabase());
-  ({ viewer } = await createTestAccounts(["viewer"]));
+  ({ viewer } = setup.accounts);
   route = await import("./route");
-  service = await (await import("@/lib/server/get-run-service")).getRunService();
+  service = await setup.runService();
   const started = await service.startRun(
     buildScenario({
       ...gatedWriteScenario("file preview"),
@@ -25,7 +25,6 @@ beforeAll(async () => {
   await started.settled;
   runId = started.runId;
 });
-afterAll(() => uninstall());
 
 const read = async (id: string, query: string) => {
   const response = await route.GET(

@@ -1,8 +1,8 @@
 import { handleRoute } from "@/lib/http/api-route";
-import { RequestRefusal } from "@/lib/http/refusal";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { normalizeWorkspacePath, RunNotFoundError, ToolError } from "@/lib/runtime";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
+import { RequestRefusal } from "@/lib/wire/request-refusal";
 
 /**
  * One file of the run's virtual workspace as it is now: `{ path, content }`,

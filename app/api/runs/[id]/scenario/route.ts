@@ -1,7 +1,7 @@
 import { handleRoute } from "@/lib/http/api-route";
-import { RequestRefusal } from "@/lib/http/refusal";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
+import { RequestRefusal } from "@/lib/wire/request-refusal";
 
 /**
  * The run as a scripted scenario that replays it (record and replay): its

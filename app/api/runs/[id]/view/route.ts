@@ -1,7 +1,7 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { RunNotFoundError } from "@/lib/runtime";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
 
 /** What the live run page shows, folded from every stored event; the page's stream continues after `lastSeq`. */
 export const GET = handleRoute({ role: "viewer" }, async (_request: Request, context: RunRouteContext) => {

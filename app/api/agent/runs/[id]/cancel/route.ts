@@ -1,7 +1,7 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { requireAgent } from "@/lib/server/agents/require-agent";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
 
 /** The agent gives up its own run: cancelled like any run (open releases closed, later calls invalidated). */
 export const POST = handleRoute(

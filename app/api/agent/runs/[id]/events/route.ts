@@ -1,11 +1,11 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { readResumeSeq } from "@/lib/http/read-resume-seq";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
-import { openSseResponse } from "@/lib/http/sse";
 import { requireAgent } from "@/lib/server/agents/require-agent";
 import { closeWhenUnauthorized } from "@/lib/server/auth/stream-authorization";
-import { getRunService } from "@/lib/server/get-run-service";
-import { pipeRunEvents } from "@/lib/server/run-event-stream";
+import { getRunService } from "@/lib/server/server-context";
+import { pipeRunEvents } from "@/lib/server/streams/client-event-stream";
+import { openSseResponse } from "@/lib/server/streams/sse-channel";
 
 /** The agent's own run's events as server-sent events, exactly as `/api/runs/:id/events` sends them. */
 export const GET = handleRoute(

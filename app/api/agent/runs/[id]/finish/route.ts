@@ -3,7 +3,7 @@ import { handleRoute, readBody, readQuery } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { agentFinishInputSchema } from "@/lib/runtime";
 import { requireAgent } from "@/lib/server/agents/require-agent";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
 
 /** Ends the run with the agent's final text: turn `turn` as a lone `finish` call, which the server runs. */
 export const POST = handleRoute(

@@ -1,7 +1,7 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { requireAgent } from "@/lib/server/agents/require-agent";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
 
 /** Renews the leases of the run's open releases: the agent is alive and still executing them. */
 export const POST = handleRoute(

@@ -2,7 +2,7 @@ import { agentWaitQuerySchema, readWaitMs } from "@/lib/http/agent-queries";
 import { handleRoute, readQuery } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { requireAgent } from "@/lib/server/agents/require-agent";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
 
 /**
  * "What may I do now?" (docs/agent-api.md): released calls to execute, the

@@ -1,10 +1,10 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
-import { RequestRefusal } from "@/lib/http/refusal";
 import { measureUtf8Bytes } from "@/lib/http/request-limits";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { agentReportInputSchema, MAX_REPORTED_RESULT_BYTES } from "@/lib/runtime";
 import { requireAgent } from "@/lib/server/agents/require-agent";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
+import { RequestRefusal } from "@/lib/wire/request-refusal";
 
 /**
  * Reports a released call's outcome with its release token: `{ ok: true,

@@ -3,7 +3,7 @@ import { handleRoute, readBody, readQuery } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { agentTurnInputSchema } from "@/lib/runtime";
 import { requireAgent } from "@/lib/server/agents/require-agent";
-import { getRunService } from "@/lib/server/get-run-service";
+import { getRunService } from "@/lib/server/server-context";
 
 /**
  * Submits the model's turn `turn` exactly as it emitted it. Planned as the

@@ -1,8 +1,8 @@
 import { handleRoute } from "@/lib/http/api-route";
-import { RequestRefusal } from "@/lib/http/refusal";
 import { toolNameSchema } from "@/lib/http/request-schemas";
 import { readRunId } from "@/lib/http/run-route-context";
-import { revokeToolAllowance } from "@/lib/server/revoke-tool-allowance";
+import { revokeToolAllowance } from "@/lib/server/runs/revoke-tool-allowance";
+import { RequestRefusal } from "@/lib/wire/request-refusal";
 
 interface AllowanceRouteContext {
   params: Promise<{ id: string; tool: string }>;

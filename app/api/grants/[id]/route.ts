@@ -1,0 +1,21 @@
+import { handleRoute } from "@/lib/http/api-route";
+import { grantIdSchema } from "@/lib/http/grant-schemas";
+import { getDatabase } from "@/lib/server/database";
+import { revokeGrant } from "@/lib/server/grants/grants";
+import { RequestRefusal } from "@/lib/wire/request-refusal";
+
+interface GrantRouteContext {
+  params: Promise<{ id: string }>;
+}
+
+/** Revokes a grant (its giver or an admin): calls planned from now on are gated again. */
+export const DELETE = handleRoute(
+  { role: "approver" },
+  async (_request: Request, context: GrantRouteContext, identity) => {
+    const { id } = await context.params;
+    if (!grantIdSchema.safeParse(id).success) {
+      throw RequestRefusal.of("invalid_request", `id: ${JSON.stringify(id)} is not a grant id (a UUID).`);
+    }
+    return Response.json(await revokeGrant((await getDatabase()).db, id, identity));
+  },
+);

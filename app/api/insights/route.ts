@@ -1,0 +1,26 @@
+import { handleRoute, readQuery } from "@/lib/http/api-route";
+import {
+  insightsQuerySchema,
+  insightsTableCsv,
+  loadApprovalInsights,
+} from "@/lib/server/insights/approval-insights";
+
+/**
+ * Where approvals wait (the insights page's numbers): `?range=24h|7d|30d` (default 7d). JSON by
+ * default; `?format=csv&table=waits-over-time|by-tool|by-approver|by-server|calls|completions`
+ * gives one table as CSV. Operators and admins.
+ */
+export const GET = handleRoute({ role: "operator" }, async (request: Request) => {
+  const query = readQuery(request, insightsQuerySchema);
+  const insights = await loadApprovalInsights(query.range);
+  if (query.format === "csv") {
+    const table = query.table ?? "by-tool";
+    return new Response(insightsTableCsv(insights, table), {
+      headers: {
+        "content-type": "text/csv; charset=utf-8",
+        "content-disposition": `attachment; filename="insights-${table}-${query.range}.csv"`,
+      },
+    });
+  }
+  return Response.json(insights);
+});

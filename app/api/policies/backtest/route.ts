@@ -1,0 +1,27 @@
+import { handleRoute, readBody } from "@/lib/http/api-route";
+import { backtestPolicySchema } from "@/lib/http/policy-schemas";
+import { getDatabase } from "@/lib/server/database";
+import { backtestCandidate } from "@/lib/server/policies/policies";
+import { getMcpServers } from "@/lib/server/server-context";
+
+/**
+ * Runs a candidate policy over the runs recorded in a time range, of one tool and some runs if asked
+ * (docs/policies.md#backtest): per call what it would have done, the totals and the approver
+ * workload per day. Nothing is stored or decided.
+ */
+export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
+  const input = await readBody(request, backtestPolicySchema);
+  return Response.json(
+    await backtestCandidate(
+      (await getDatabase()).db,
+      {
+        document: input.document,
+        since: new Date(input.since),
+        ...(input.until ? { until: new Date(input.until) } : {}),
+        ...(input.tool ? { tool: input.tool } : {}),
+        ...(input.runIds ? { runIds: input.runIds } : {}),
+      },
+      getMcpServers().servers,
+    ),
+  );
+});

@@ -1,0 +1,14 @@
+import { handleRoute, readBody } from "@/lib/http/api-route";
+import { checkPolicySchema } from "@/lib/http/policy-schemas";
+import { checkPolicy } from "@/lib/runtime";
+
+/**
+ * Checks a document exactly as publishing would (docs/policies.md#checked-like-code), without
+ * storing anything: `{ ok: true }`, or `{ ok: false, problems: [{ line, path, message }] }`. The
+ * policy page's editor asks it as the admin types.
+ */
+export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
+  const { document } = await readBody(request, checkPolicySchema);
+  const checked = checkPolicy(document);
+  return Response.json(checked.ok ? { ok: true, problems: [] } : { ok: false, problems: checked.problems });
+});

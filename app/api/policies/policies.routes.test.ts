@@ -1,0 +1,184 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { readApprovals } from "@/db/repositories/approval-audit";
+import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { setUpRouteTests } from "@/lib/server/testing/route-tests";
+
+let routes: {
+  runs: typeof import("../runs/route");
+  run: typeof import("../runs/[id]/route");
+  policies: typeof import("./route");
+  backtest: typeof import("./backtest/route");
+  disagreements: typeof import("./disagreements/route");
+  check: typeof import("./check/route");
+};
+
+const setup = setUpRouteTests();
+
+beforeAll(async () => {
+  routes = {
+    runs: await import("../runs/route"),
+    run: await import("../runs/[id]/route"),
+    policies: await import("./route"),
+    backtest: await import("./backtest/route"),
+    disagreements: await import("./disagreements/route"),
+    check: await import("./check/route"),
+  };
+});
+
+const { request: as, post } = setup;
+
+const ALLOW_A_TXT = `rules:
+  - name: a-txt
+    when: call.name == "write_file" && call.arguments.path == "a.txt"
+    effect: allow
+`;
+
+describe("/api/policies", () => {
+  it("only admins publish", async () => {
+    const response = await routes.policies.POST(
+      post("approver", "http://test/api/policies", { document: ALLOW_A_TXT, mode: "live" }),
+    );
+    expect(response.status).toBe(403);
+  });
+
+  it("refuses a document that does not check, with each problem's line, and stores nothing", async () => {
+    const response = await routes.policies.POST(
+      post("admin", "http://test/api/policies", {
+        document: 'rules:\n  - name: a\n    when: call.tool == "x"\n    effect: allow\n    extra: 1\n',
+      }),
+    );
+    expect(response.status).toBe(422);
+    const body = await response.json();
+    expect(body.error.code).toBe("policy_refused");
+    expect(body.error.details.problems).toEqual([
+      { line: 3, path: "rules[0].when", message: "does not compile: No such key: tool" },
+      {
+        line: 5,
+        path: "rules[0].extra",
+        message: "is not a known field (known: name, when, effect, message, approvers, quorum)",
+      },
+    ]);
+    expect(await (await routes.policies.GET(as("admin", "http://test/api/policies"))).json()).toEqual([]);
+  });
+
+  it("a shadow version records without deciding; a live one decides and its version is in the audit row", async () => {
+    const shadow = await routes.policies.POST(
+      post("admin", "http://test/api/policies", { document: ALLOW_A_TXT, mode: "shadow" }),
+    );
+    expect(shadow.status).toBe(201);
+    expect(await shadow.json()).toMatchObject({ version: 1, mode: "shadow" });
+
+    const runUntil = async (status: string) => {
+      const created = await routes.runs.POST(
+        post("operator", "http://test/api/runs", gatedWriteScenario("policy")),
+      );
+      const { runId } = await created.json();
+      await expect
+        .poll(
+          async () =>
+            (
+              await (
+                await routes.run.GET(as("viewer", "http://test"), { params: Promise.resolve({ id: runId }) })
+              ).json()
+            ).status,
+          { timeout: 20_000 },
+        )
+        .toBe(status);
+      return runId as string;
+    };
+    // In shadow, the write still waits; the disagreement is listed.
+    const shadowed = await runUntil("WAITING_FOR_APPROVAL");
+    const disagreements = await (
+      await routes.disagreements.GET(as("admin", "http://test/api/policies/disagreements"))
+    ).json();
+    expect(disagreements).toEqual([
+      expect.objectContaining({
+        runId: shadowed,
+        step: 1,
+        batchIndex: 0,
+        toolName: "write_file",
+        live: "require",
+        shadow: "allow",
+        shadowVersion: 1,
+        shadowRule: "a-txt",
+      }),
+    ]);
+
+    const live = await routes.policies.POST(
+      post("admin", "http://test/api/policies", { document: ALLOW_A_TXT, mode: "live" }),
+    );
+    expect(await live.json()).toMatchObject({ version: 2, mode: "live" });
+    const decided = await runUntil("COMPLETED");
+    const audit = await readApprovals(setup.handle.db, decided);
+    expect(audit).toEqual([
+      expect.objectContaining({
+        kind: "automatic",
+        toolName: "write_file",
+        policyVersion: 2,
+        policyRule: "a-txt",
+      }),
+    ]);
+
+    // The backtest of a candidate that denies the write: over both runs, exactly those calls.
+    const backtest = await routes.backtest.POST(
+      post("admin", "http://test/api/policies/backtest", {
+        document:
+          'rules:\n  - name: no-writes\n    when: call.name == "write_file"\n    effect: deny\n    message: no\n',
+        since: new Date(Date.now() - 60 * 60 * 1000).toISOString(),
+      }),
+    );
+    const result = await backtest.json();
+    expect(result.totals).toMatchObject({ denied: 2, approvalsNoLongerAsked: 0 });
+
+    // Only one run, only one tool: exactly that run's write, and the workload it asked that day.
+    const narrowed = async (filter: Record<string, unknown>) =>
+      (
+        await routes.backtest.POST(
+          post("admin", "http://test/api/policies/backtest", {
+            document:
+              'rules:\n  - name: two\n    when: call.name == "write_file"\n    effect: require\n    quorum: 2\n',
+            since: new Date(Date.now() - 60 * 60 * 1000).toISOString(),
+            ...filter,
+          }),
+        )
+      ).json();
+    const oneRun = await narrowed({ runIds: [shadowed], tool: "write_file" });
+    expect(oneRun.rows.map((row: { runId: string; toolName: string }) => [row.runId, row.toolName])).toEqual([
+      [shadowed, "write_file"],
+    ]);
+    expect(oneRun.totals).toMatchObject({ calls: 1, waitsNeedingSecondApprover: 1, differences: 0 });
+    expect(oneRun.workload).toEqual([{ day: new Date().toISOString().slice(0, 10), before: 1, after: 2 }]);
+    const reads = await narrowed({ tool: "read_file" });
+    expect(reads.rows.length).toBeGreaterThan(0);
+    expect(new Set(reads.rows.map((row: { toolName: string }) => row.toolName))).toEqual(
+      new Set(["read_file"]),
+    );
+  });
+});
+
+describe("/api/policies/check", () => {
+  it("answers the publish checker's problems, each with its line, and stores nothing", async () => {
+    const response = await routes.check.POST(
+      post("admin", "http://test/api/policies/check", {
+        document: 'rules:\n  - name: a\n    when: call.tool == "x"\n    effect: allow\n',
+      }),
+    );
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.ok).toBe(false);
+    expect(body.problems).toEqual([expect.objectContaining({ line: 3, path: "rules[0].when" })]);
+    const fine = await routes.check.POST(
+      post("admin", "http://test/api/policies/check", {
+        document: "rules:\n  - name: a\n    effect: allow\n",
+      }),
+    );
+    expect(await fine.json()).toEqual({ ok: true, problems: [] });
+  });
+
+  it("is for admins only: an approver is refused", async () => {
+    const response = await routes.check.POST(
+      post("approver", "http://test/api/policies/check", { document: "rules: []\n" }),
+    );
+    expect(response.status).toBe(403);
+  });
+});

@@ -1,0 +1,41 @@
+// Runs only the edge-over-HTTP figures (DATABASE_URL = a Postgres database, which gains a user, a
+// token and runs): for a quick look while working on the edge. `npm run bench` runs them all.
+import { buildScenario } from "../lib/runtime/testing/scenario-harness";
+import { decisionsOverHttp, getOverHttp, openEdge, uncachedTokenVerification } from "./edge-over-http";
+import { GATED } from "./shapes";
+import { summarize } from "./table";
+
+const url = process.env.DATABASE_URL;
+if (!url) throw new Error("set DATABASE_URL to a Postgres database");
+const decisions = Number(process.env.BENCH_HTTP_DECISIONS ?? 50);
+const edge = await openEdge(url);
+const print = (figure: string, samples: number[]) => {
+  const { median, p99, max } = summarize(samples);
+  process.stdout.write(
+    `${figure}: median ${median.toFixed(2)} p99 ${p99.toFixed(2)} max ${max.toFixed(2)} ms\n`,
+  );
+};
+print("GET /api/health", await getOverHttp(edge, "/api/health", {}));
+print("GET /api/inbox?limit=1, token", await getOverHttp(edge, "/api/inbox?limit=1", edge.token));
+print("GET /api/inbox?limit=1, session", await getOverHttp(edge, "/api/inbox?limit=1", edge.session));
+const uncached = await uncachedTokenVerification(url, edge.token);
+print("token verified without the cache", uncached.samples);
+process.stdout.write(
+  `  statements per request ${uncached.statementsPerRequest}, writes ${uncached.writesPerRequest}\n`,
+);
+for (const [how, headers] of [
+  ["token", edge.token],
+  ["session", edge.session],
+] as const) {
+  const waiting = [];
+  for (let index = 0; index < decisions + 5; index += 1) {
+    const { runId, settled } = await edge.service.startRun(buildScenario(GATED));
+    if ((await settled) !== "WAITING_FOR_APPROVAL") throw new Error("the gated run did not wait");
+    const view = await edge.service.loadView(runId);
+    const events = await edge.service.readEvents(runId, 0);
+    waiting.push({ runId, turnDigest: view?.pending?.turnDigest ?? "", waitingAt: events.at(-1)?.seq ?? 0 });
+  }
+  print(`decision → call_started over HTTP, ${how}`, await decisionsOverHttp(edge, waiting, headers));
+}
+await edge.close();
+process.exit(0);

@@ -1,0 +1,137 @@
+// The edge over HTTP (docs/performance.md#the-edge-over-http): the app's own route handlers served
+// on loopback (lib/server/testing/serve-routes.ts: Node's HTTP server, no Next router), with an API
+// token and with a signed-in session, on the process's database (the bench's, by DATABASE_URL).
+
+import { createToken, createUser } from "@/lib/server/auth/accounts";
+import { createAuth } from "@/lib/server/auth/auth";
+import { readIdentity } from "@/lib/server/auth/identity";
+import { getDatabase } from "@/lib/server/database";
+import { getAuth, getRunService } from "@/lib/server/server-context";
+import { type ServedRoute, serveRoutes } from "@/lib/server/testing/serve-routes";
+import { openSseReader } from "@/lib/server/testing/sse-reader";
+import { openDatabase } from "../db/client";
+import type { RunService } from "../lib/server/runs/run-service";
+
+export interface Edge {
+  base: string;
+  service: RunService;
+  /** `Authorization: Bearer` with an approver's API token. */
+  token: Record<string, string>;
+  /** The same approver's session cookie. */
+  session: Record<string, string>;
+  close(): Promise<void>;
+}
+
+async function edgeRoutes(): Promise<ServedRoute[]> {
+  const health = await import("@/app/api/health/route");
+  const inbox = await import("@/app/api/inbox/route");
+  const decision = await import("@/app/api/runs/[id]/decision/route");
+  const events = await import("@/app/api/runs/[id]/events/route");
+  return [
+    { method: "GET", path: "/api/health", handler: health.GET },
+    { method: "GET", path: "/api/inbox", handler: inbox.GET },
+    { method: "POST", path: "/api/runs/:id/decision", handler: decision.POST },
+    { method: "GET", path: "/api/runs/:id/events", handler: events.GET },
+  ];
+}
+
+/** Serves the routes on `url`'s database (the process's from now on) and signs an approver in both ways. */
+export async function openEdge(url: string): Promise<Edge> {
+  process.env.DATABASE_URL = url;
+  const auth = await getAuth();
+  const { db } = await getDatabase();
+  const email = `bench-${crypto.randomUUID().slice(0, 8)}@bench.example`;
+  const password = "bench-password-1";
+  await createUser(auth, { email, name: "bench approver", password, role: "approver" });
+  const { token } = await createToken(auth, db, { email, name: "bench" });
+  const signedIn = await auth.api.signInEmail({ body: { email, password }, returnHeaders: true });
+  const cookie = (signedIn.headers.get("set-cookie") ?? "")
+    .split(/,(?=\s*[\w.-]+=)/)
+    .map((part) => part.split(";")[0]?.trim())
+    .join("; ");
+  const server = await serveRoutes(await edgeRoutes());
+  return {
+    base: server.url,
+    service: await getRunService(),
+    token: { authorization: `Bearer ${token}` },
+    session: { cookie },
+    close: server.close,
+  };
+}
+
+async function timeGet(url: string, headers: Record<string, string>, times: number): Promise<number[]> {
+  const samples: number[] = [];
+  for (let index = 0; index < times + 10; index += 1) {
+    const started = performance.now();
+    const response = await fetch(url, { headers });
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`${url}: ${response.status}`);
+    if (index >= 10) samples.push(performance.now() - started); // the first ten warm the path
+  }
+  return samples;
+}
+
+/** `GET /api/health` (no identity) and `GET /api/inbox` with each identity, one after the other. */
+export async function getOverHttp(edge: Edge, path: string, headers: Record<string, string>, times = 200) {
+  return timeGet(`${edge.base}${path}`, headers, times);
+}
+
+/**
+ * What verifying a token costs without the cache, and what it reads and writes: the uncached
+ * path (better-auth's verification and the owner's row) on a connection of its own that counts
+ * its statements, `times` times in a row.
+ */
+export async function uncachedTokenVerification(url: string, headers: Record<string, string>, times = 100) {
+  const statements: string[] = [];
+  const handle = await openDatabase({ url, onQuery: (query) => statements.push(query) });
+  try {
+    const auth = createAuth(handle.db, (await (await getAuth()).$context).secret);
+    const samples: number[] = [];
+    const request = new Headers(headers);
+    for (let index = 0; index < times + 10; index += 1) {
+      if (index === 10) statements.length = 0;
+      const started = performance.now();
+      if (!(await readIdentity(request, auth))) throw new Error("the bench token did not verify");
+      if (index >= 10) samples.push(performance.now() - started);
+    }
+    const writes = statements.filter((query) => /^\s*(update|insert|delete)/i.test(query)).length;
+    return { samples, statementsPerRequest: statements.length / times, writesPerRequest: writes / times };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * From `POST /api/runs/{id}/decision` to the barrier's `call_started` on the run's own stream
+ * (`GET /api/runs/{id}/events`, opened after the wait), both with `headers`. Each decided run
+ * ends (its stream closes) before the next decision. The first five are a warm-up.
+ */
+export async function decisionsOverHttp(
+  edge: Edge,
+  waiting: ReadonlyArray<{ runId: string; turnDigest: string; waitingAt: number }>,
+  headers: Record<string, string>,
+): Promise<number[]> {
+  const samples: number[] = [];
+  for (const { runId, turnDigest, waitingAt } of waiting) {
+    const stream = await fetch(`${edge.base}/api/runs/${runId}/events?after=${waitingAt}`, { headers });
+    if (!stream.ok) throw new Error(`the run's stream: ${stream.status}`);
+    const reader = openSseReader(stream);
+    const started = performance.now();
+    const decided = fetch(`${edge.base}/api/runs/${runId}/decision`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json", origin: edge.base },
+      body: JSON.stringify({ approve: true, turnDigest }),
+    });
+    let heardAt = Number.NaN;
+    for (;;) {
+      const message = await reader.next();
+      if (!message || message.event === "end") break;
+      if (Number.isNaN(heardAt) && message.data.includes('"call_started"')) heardAt = performance.now();
+    }
+    const answer = await decided;
+    if (!answer.ok) throw new Error(`the decision: ${answer.status} ${await answer.text()}`);
+    if (Number.isNaN(heardAt)) throw new Error("the stream ended without call_started");
+    samples.push(heardAt - started);
+  }
+  return samples.slice(5);
+}

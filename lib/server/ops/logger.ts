@@ -1,0 +1,97 @@
+import "server-only";
+import pino, { type Logger } from "pino";
+import pretty from "pino-pretty";
+import { builtProcessPart, processPart, replaceProcessPart } from "@/lib/server/process-parts";
+
+/**
+ * The server's one logger: JSON lines (level, time, message, and the request
+ * id, run id and user id where known) on stdout, for whatever collects logs.
+ * `npm run dev` prints them readably instead (`PLAYGROUND_LOG_FORMAT=json`
+ * keeps JSON there too). `LOG_LEVEL` sets the level (default info).
+ * Credentials are redacted wherever they appear in what is logged, and a
+ * failed query's parameters are cut from error messages; callers
+ * log ids and codes, never arguments, reasons or scenario contents.
+ */
+export function createLogger(destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
+    level: process.env.LOG_LEVEL || "info",
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    serializers: { err: serializeError },
+    hooks: {
+      // A detail given as text (`String(error)`) may quote a failed query, and its parameters hold what runs wrote.
+      logMethod(args, method) {
+        const [first, ...rest] = args;
+        if (first && typeof first === "object" && !(first instanceof Error)) {
+          const scrubbed = Object.fromEntries(
+            Object.entries(first).map(([key, value]) => [
+              key,
+              typeof value === "string" ? withoutQueryParameters(value) : value,
+            ]),
+          );
+          return method.apply(this, [scrubbed, ...rest] as Parameters<typeof method>);
+        }
+        return method.apply(this, args);
+      },
+    },
+    redact: {
+      paths: [
+        "authorization",
+        "cookie",
+        "token",
+        "password",
+        "apiKey",
+        "*.authorization",
+        "*.cookie",
+        "*.token",
+        "*.password",
+        "*.apiKey",
+        "headers.authorization",
+        "headers.cookie",
+      ],
+      censor: "[redacted]",
+    },
+  };
+  if (destination) return pino(options, destination);
+  const readable = process.env.NODE_ENV === "development" && process.env.PLAYGROUND_LOG_FORMAT !== "json";
+  return readable
+    ? pino(options, pretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" }))
+    : pino(options);
+}
+
+/**
+ * A failed query's message names its parameters (drizzle: "params: …"),
+ * which are file contents, arguments, reasons: they are cut from logs.
+ */
+export function withoutQueryParameters(text: string): string {
+  return text.replace(/\bparams: [\s\S]*?(?=\n\s+at |$)/g, "params: [not logged]");
+}
+
+function serializeError(error: unknown) {
+  const serialized = pino.stdSerializers.err(error as Error);
+  if (!serialized || typeof serialized !== "object") return serialized;
+  return {
+    ...serialized,
+    message: withoutQueryParameters(String(serialized.message ?? "")),
+    stack: withoutQueryParameters(String(serialized.stack ?? "")),
+  };
+}
+
+/** The process's logger: every route bundle of this process logs through the same one (tests swap it). */
+export function getLogger(): Logger {
+  return processPart("logger", () => createLogger());
+}
+
+/** Uses `logger` from now on (tests capture lines); returns the way back. */
+export function replaceLogger(logger: Logger): () => void {
+  const previous = builtProcessPart<Logger>("logger");
+  replaceProcessPart("logger", logger);
+  return () => {
+    replaceProcessPart("logger", previous);
+  };
+}
+
+/** The runtime's and the services' `log(message, detail)` callback, as warnings. */
+export function logWarning(message: string, detail?: Record<string, unknown>): void {
+  getLogger().warn(detail ?? {}, message);
+}

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/db/client";
+import { appendEvents } from "@/db/repositories/append-event";
+import { createRunRepository } from "@/db/repositories/run-repository";
+import { openTestDatabase, testDriverName } from "@/db/testing/test-database";
+import type { RunEvent } from "@/lib/runtime";
+import { getRunEventHub } from "./listen-fan-out";
+
+let handle: DatabaseHandle;
+beforeAll(async () => {
+  handle = await openTestDatabase();
+});
+afterAll(() => handle?.close());
+
+async function newRun(): Promise<string> {
+  const id = crypto.randomUUID();
+  await createRunRepository(handle.db).createRun({
+    id,
+    name: "hub",
+    scenario: {},
+    limits: { maxParallelToolCalls: 8, maxBatchPayloadBytes: 1000, maxRepairAttempts: 2 },
+    claimToken: "holder",
+    leaseMs: 60_000,
+    startedBy: null,
+    files: [],
+  });
+  return id;
+}
+
+const progress: RunEvent = {
+  type: "call_progress",
+  payload: { stepIndex: 0, batchIndex: 0, progress: 1, total: 2, message: null },
+};
+
+const eventually = async (check: () => void) => {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      check();
+      return;
+    } catch (error) {
+      if (attempt > 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+};
+
+describe(`the run event hub on ${testDriverName}`, () => {
+  it("tells this process's listeners of its own write as the write returns, and once: its NOTIFY is nothing new", async () => {
+    const runId = await newRun();
+    const heard: number[] = [];
+    const unsubscribe = await getRunEventHub(handle).subscribe(runId, (_, seq) => heard.push(seq));
+    const { seqs } = await appendEvents(handle.db, runId, [progress, progress], { fence: "holder" });
+    // Already told, without waiting for the database to relay the NOTIFY.
+    expect(heard).toEqual([seqs?.[1]]);
+    // The NOTIFY arrives and is dropped: the listener is not told twice.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(heard).toEqual([seqs?.[1]]);
+    unsubscribe();
+  });
+
+  it("tells nobody of a write inside a transaction before it commits, and tells them after", async () => {
+    const runId = await newRun();
+    const heard: number[] = [];
+    const unsubscribe = await getRunEventHub(handle).subscribe(runId, (_, seq) => heard.push(seq));
+    // The run's creation (a transaction) is announced by its NOTIFY, which may still be on its way.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    heard.length = 0;
+    let seq = 0;
+    await handle.db.transaction(async (transaction) => {
+      seq = (await appendEvents(transaction, runId, [progress], { fence: "holder" })).seqs?.[0] ?? 0;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(heard).toEqual([]);
+    });
+    await eventually(() => expect(heard).toEqual([seq]));
+    unsubscribe();
+  });
+});

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import type { StoredRunEvent } from "@/lib/runtime";
+import type { RunEventListener } from "./listen-fan-out";
+import { createRunEventFeed, MAX_FEED_BATCH } from "./run-event-reader";
+
+const event = (seq: number): StoredRunEvent => ({
+  seq,
+  at: "2026-11-30T00:00:00.000Z",
+  type: "call_started",
+  payload: { stepIndex: 0, batchIndex: seq },
+});
+
+/** A hub whose notifications the test sends, and a log of events the test commits. */
+function harness() {
+  const listeners = new Set<RunEventListener>();
+  const log: StoredRunEvent[] = [];
+  let reads = 0;
+  const feed = createRunEventFeed(
+    {
+      subscribe: async (_runId, listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    },
+    async (_runId, afterSeq, limit) => {
+      reads += 1;
+      return log.filter((entry) => entry.seq > afterSeq).slice(0, limit);
+    },
+    (error) => {
+      throw error;
+    },
+  );
+  return {
+    feed,
+    commit(count: number) {
+      for (let index = 0; index < count; index += 1) log.push(event(log.length + 1));
+      for (const listener of listeners) listener("run", log.length);
+    },
+    /** Events stored before anyone followed (nobody is told). */
+    store(count: number) {
+      for (let index = 0; index < count; index += 1) log.push(event(log.length + 1));
+    },
+    reads: () => reads,
+    hubListeners: () => listeners.size,
+  };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe("the run event feed", () => {
+  it("reads a run's new events once per write, however many streams follow it, and hands each stream all of them", async () => {
+    const { feed, commit, reads, hubListeners } = harness();
+    const received = Array.from({ length: 100 }, () => [] as number[]);
+    const unfollow = await Promise.all(
+      received.map((seqs) =>
+        feed.follow("run", 0, (events) => seqs.push(...events.map((entry) => entry.seq))),
+      ),
+    );
+    expect(hubListeners()).toBe(1);
+    for (let write = 0; write < 5; write += 1) {
+      commit(3);
+      await settle();
+    }
+    expect(reads()).toBe(5);
+    for (const seqs of received) expect(seqs).toEqual(Array.from({ length: 15 }, (_, index) => index + 1));
+    for (const stop of unfollow) stop();
+    await settle();
+    expect(hubListeners()).toBe(0);
+  });
+
+  it("coalesces a burst of notifications into at most one more read", async () => {
+    const { feed, commit, reads } = harness();
+    const seen: number[] = [];
+    await feed.follow("run", 0, (events) => seen.push(...events.map((entry) => entry.seq)));
+    commit(1);
+    commit(1);
+    commit(1);
+    await settle();
+    await settle();
+    expect(reads()).toBeLessThanOrEqual(2);
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it("reads only what is new when a follower that starts at 0 joins a long run, never the history", async () => {
+    const { feed, commit, store } = harness();
+    store(10 * MAX_FEED_BATCH);
+    const batches: number[][] = [];
+    await feed.follow("run", 0, (events) => batches.push(events.map((entry) => entry.seq)));
+    commit(2);
+    await settle();
+    await settle();
+    const handedOut = batches.flat();
+    expect(handedOut.length).toBeLessThanOrEqual(MAX_FEED_BATCH);
+    expect(handedOut.slice(-2)).toEqual([10 * MAX_FEED_BATCH + 1, 10 * MAX_FEED_BATCH + 2]);
+  });
+});

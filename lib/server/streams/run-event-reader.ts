@@ -1,0 +1,87 @@
+import "server-only";
+import type { StoredRunEvent } from "@/lib/runtime";
+import type { RunEventHub } from "./listen-fan-out";
+import { createSerialTask } from "./serial-task";
+
+/** Receives a contiguous batch of a run's newly committed events, in seq order. */
+export type EventBatchListener = (events: readonly StoredRunEvent[]) => void;
+
+export interface RunEventFeed {
+  /**
+   * Hands `listener` every batch of `runId`'s events committed from now on.
+   * `afterSeq` is where the listener stands, so the feed knows where reading
+   * may start. Returns the unsubscribe function.
+   */
+  follow(runId: string, afterSeq: number, listener: EventBatchListener): Promise<() => void>;
+}
+
+/** The most events the feed reads at once: a write appends far fewer. */
+export const MAX_FEED_BATCH = 500;
+
+interface Followed {
+  listeners: Set<EventBatchListener>;
+  /** The highest seq read (and handed out) so far. */
+  readUpTo: number;
+  /** The highest seq announced so far. */
+  announced: number;
+  read(): void;
+  /** The one hub subscription of this run in this process. */
+  subscribed: Promise<() => void>;
+}
+
+/**
+ * One reader per followed run in this process, however many streams follow
+ * it: on each notification the run's new events are read once and handed to
+ * every listener, so the database work per event does not grow with the
+ * number of open pages. A listener behind the batch it gets (it joined
+ * mid-way, or missed one) reads the gap itself.
+ */
+export function createRunEventFeed(
+  hub: RunEventHub,
+  readEvents: (runId: string, afterSeq: number, limit?: number) => Promise<StoredRunEvent[]>,
+  onError: (error: unknown) => void,
+): RunEventFeed {
+  const followed = new Map<string, Followed>();
+
+  function start(runId: string, afterSeq: number): Followed {
+    const read = createSerialTask(async () => {
+      for (;;) {
+        // Only what is new: a first follower that starts at 0 of a long run must not make the
+        // feed read (and hand out) the whole history. Listeners behind the batch read the gap.
+        const from = Math.max(entry.readUpTo, entry.announced - MAX_FEED_BATCH);
+        const events = await readEvents(runId, from, MAX_FEED_BATCH);
+        const last = events.at(-1);
+        if (!last) return;
+        entry.readUpTo = last.seq;
+        for (const listener of entry.listeners) listener(events);
+        if (events.length < MAX_FEED_BATCH) return;
+      }
+    }, onError);
+    const entry: Followed = {
+      listeners: new Set(),
+      readUpTo: afterSeq,
+      announced: afterSeq,
+      read,
+      subscribed: hub.subscribe(runId, (_, seq) => {
+        entry.announced = Math.max(entry.announced, seq);
+        if (seq > entry.readUpTo) read();
+      }),
+    };
+    followed.set(runId, entry);
+    return entry;
+  }
+
+  return {
+    async follow(runId, afterSeq, listener) {
+      const entry = followed.get(runId) ?? start(runId, afterSeq);
+      entry.listeners.add(listener);
+      await entry.subscribed;
+      return () => {
+        entry.listeners.delete(listener);
+        if (entry.listeners.size > 0 || followed.get(runId) !== entry) return;
+        followed.delete(runId);
+        void entry.subscribed.then((unsubscribe) => unsubscribe());
+      };
+    },
+  };
+}
