@@ -2,6 +2,7 @@
 
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { forgetAuthChange } from "@/lib/server/auth/identity-cache";
 import { getAuth } from "@/lib/server/server-context";
 import { closeStreamsOfSession } from "@/lib/server/streams/open-streams";
 
@@ -11,6 +12,10 @@ export async function signOutAction() {
   const auth = await getAuth();
   const found = await auth.api.getSession({ headers: requestHeaders });
   await auth.api.signOut({ headers: requestHeaders });
-  if (found) closeStreamsOfSession(found.session.id);
+  if (found) {
+    // This instance forgets the session before it answers; the others as they hear its trigger.
+    forgetAuthChange({ session: found.session.id });
+    closeStreamsOfSession(found.session.id);
+  }
   redirect("/sign-in");
 }

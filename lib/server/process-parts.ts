@@ -18,7 +18,7 @@ export type ProcessPartName =
   | "open-streams"
   | "sign-in-limits"
   | "pattern-check-worker"
-  | "token-caches"
+  | "identity-caches"
   | "server-context";
 
 // The one slot on globalThis: Next may load a module more than once per process (each route

@@ -1,6 +1,6 @@
 import "server-only";
 import { type Auth, createAuth, readSecret } from "@/lib/server/auth/auth";
-import { attachTokenCache, createTokenCache, tokenCacheOf } from "@/lib/server/auth/token-cache";
+import { attachIdentityCache, createIdentityCache, identityCacheOf } from "@/lib/server/auth/identity-cache";
 import { readExecutionSettings } from "@/lib/server/config/execution-settings";
 import { type ModelEndpoints, readModelEndpoints } from "@/lib/server/config/model-endpoints";
 import { getDatabase } from "@/lib/server/database";
@@ -46,7 +46,7 @@ function parts(): ServerParts {
 export function resetServerContext(): void {
   const built = parts();
   // The old database's token cache stops listening (its handle is being closed or replaced).
-  built.auth?.then((auth) => tokenCacheOf(auth)?.close()).catch(() => {});
+  built.auth?.then((auth) => identityCacheOf(auth)?.close()).catch(() => {});
   built.auth = undefined;
   built.runService = undefined;
 }
@@ -57,7 +57,7 @@ export function getAuth(): Promise<Auth> {
   if (!built.auth) {
     const opening = getDatabase().then(async (handle) => {
       const auth = createAuth(handle.db, await readSecret(handle.db));
-      attachTokenCache(auth, createTokenCache(handle));
+      attachIdentityCache(auth, createIdentityCache(handle));
       return auth;
     });
     opening.catch(() => {

@@ -5,7 +5,7 @@ import { type AccountEventKind, account, accountEvents, session, user } from "@/
 import { isRole, type Role } from "@/lib/wire/roles";
 import { AccountError, createUser, type UserSummary } from "./accounts";
 import { type Auth, createAuth } from "./auth";
-import { forgetAuthChange } from "./token-cache";
+import { forgetAuthChange } from "./identity-cache";
 
 /**
  * Account changes after a person is added: a new role, deactivation (and
@@ -158,7 +158,7 @@ export async function setUserRole(
     await recordAccountEvent(transaction, actor, subject, "role_changed", `${before} → ${input.role}`);
     return summarize(subject, { role: input.role });
   });
-  // Committed: this instance forgets their tokens now, the others as they hear it (token-cache.ts).
+  // Committed: this instance forgets their tokens and sessions now, the others as they hear it (identity-cache.ts).
   forgetAuthChange({ user: changed.id });
   return changed;
 }
@@ -190,7 +190,7 @@ export async function setUserActive(
     await recordAccountEvent(transaction, actor, subject, "user_deactivated");
     return summarize(subject, { banned: true });
   });
-  // Committed: this instance forgets their tokens now, the others as they hear it (token-cache.ts).
+  // Committed: this instance forgets their tokens and sessions now, the others as they hear it (identity-cache.ts).
   forgetAuthChange({ user: changed.id });
   return changed;
 }
@@ -216,7 +216,7 @@ export async function removeUser(
     await recordAccountEvent(transaction, actor, subject, "user_removed", `was ${roleOf(subject)}`);
     return { id: subject.id, email: subject.email };
   });
-  // Committed: this instance forgets their tokens now, the others as they hear it (token-cache.ts).
+  // Committed: this instance forgets their tokens and sessions now, the others as they hear it (identity-cache.ts).
   forgetAuthChange({ user: changed.id });
   return changed;
 }
@@ -244,13 +244,16 @@ export async function resetPassword(
   input: { email: string; password: string },
 ): Promise<UserSummary> {
   checkPassword(input.password, "The new password");
-  return changeAccounts(auth, db, async (transaction, authority) => {
+  const changed = await changeAccounts(auth, db, async (transaction, authority) => {
     const subject = await findUser(transaction, input.email);
     await storePassword(authority, subject.id, input.password);
     await (await authority.$context).internalAdapter.deleteUserSessions(subject.id);
     await recordAccountEvent(transaction, actor, subject, "password_reset");
     return summarize(subject);
   });
+  // Committed: this instance forgets their sessions now, the others as they hear it (identity-cache.ts).
+  forgetAuthChange({ user: changed.id });
+  return changed;
 }
 
 /**
@@ -289,6 +292,8 @@ export async function changeOwnPassword(
       "password_changed",
     );
   });
+  // Committed: this instance forgets their other sessions now, the others as they hear it.
+  forgetAuthChange({ user: self.userId });
 }
 
 /** A page of the accounts audit, newest first; `before` is the last id of the previous page. */

@@ -5,7 +5,7 @@ import { apikey, user } from "@/db/schema";
 import { capPersonName, RuntimeError } from "@/lib/runtime";
 import { hasRole, isRole, type Role } from "@/lib/wire/roles";
 import { type Auth, createAuth } from "./auth";
-import { forgetAuthChange } from "./token-cache";
+import { forgetAuthChange } from "./identity-cache";
 import { readTokenRole } from "./token-metadata";
 
 /** A person who can sign in, as the admin pages and the CLI list them. */
@@ -245,7 +245,7 @@ export async function revokeToken(db: Db, id: string, ownerId?: string): Promise
       ownerId === undefined ? `No token ${id}.` : `You have no token ${id}.`,
     );
   }
-  // Committed: this instance forgets it now, the others as they hear it (token-cache.ts).
+  // Committed: this instance forgets it now, the others as they hear it (identity-cache.ts).
   forgetAuthChange({ token: id });
   return id;
 }

@@ -7,7 +7,7 @@ import { installProcessTestDatabase } from "@/lib/server/testing/process-test-da
 import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
 import { listTokens } from "./accounts";
 import { readIdentity } from "./identity";
-import { forgetAuthChange } from "./token-cache";
+import { forgetAuthChange } from "./identity-cache";
 
 // What the database may hold in a token's metadata is not always what the app wrote there.
 let uninstall = async () => {};

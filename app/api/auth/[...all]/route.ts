@@ -6,6 +6,8 @@ import {
   readClientAddress,
   readTrustedProxyHops,
 } from "@/lib/server/auth/client-address";
+import { readIdentity } from "@/lib/server/auth/identity";
+import { forgetAuthChange } from "@/lib/server/auth/identity-cache";
 import { getAccountAttemptLimiter } from "@/lib/server/auth/sign-in-limits";
 import { getAuth } from "@/lib/server/server-context";
 
@@ -22,7 +24,12 @@ export async function POST(request: Request) {
   if (new URL(request.url).pathname.replace(/\/+$/, "").endsWith("/sign-in/email")) {
     return signInWithAccountLimit(withClientAddress(request), handle);
   }
-  return handle(withClientAddress(request));
+  // Signing out, revoking sessions, a new name: this instance forgets what it held of the person
+  // before it answers; the others as they hear the triggers (lib/server/auth/identity-cache.ts).
+  const before = await readIdentity(request.headers);
+  const response = await handle(withClientAddress(request));
+  if (before) forgetAuthChange({ user: before.userId });
+  return response;
 }
 
 /**

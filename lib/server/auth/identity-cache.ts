@@ -6,14 +6,17 @@ import { apikey } from "@/db/schema";
 import { processPart } from "../process-parts";
 import type { Identity } from "./request-identity";
 
-/** The channel db/migrations/0012_token_cache_invalidation.sql announces every change to a token or a person on. */
+/**
+ * The channel every change to a token, a person or a session is announced on, by triggers
+ * (db/migrations/0012_token_cache_invalidation.sql, 0020_session_cache_invalidation.sql).
+ */
 export const AUTH_CHANGES_CHANNEL = "tp_auth_changes";
 
-/** How long a verified token is trusted without being read again (docs/security.md#api-tokens). */
-export const TOKEN_CACHE_TTL_MS = 30_000;
+/** How long a verified token or session is trusted without being read again (docs/security.md#api-tokens). */
+export const IDENTITY_CACHE_TTL_MS = 30_000;
 /** How often the tokens' last use is written, coalesced: one UPDATE for every token used since. */
 export const LAST_USED_FLUSH_MS = 5_000;
-/** At most this many tokens are remembered; the oldest is forgotten first. */
+/** At most this many tokens and sessions are remembered; the oldest is forgotten first. */
 const MAX_ENTRIES = 10_000;
 
 interface Entry {
@@ -22,20 +25,20 @@ interface Entry {
 }
 
 /**
- * Verified API tokens, kept briefly in this process so a request costs no
- * database round trip and no write. Whatever changes a token or its owner
- * (revoked, limited, owner deactivated, removed, given another role) is a
- * NOTIFY every instance hears at commit (a trigger, whoever writes), and it
- * forgets what it held of them; the instance that made the change forgets at
+ * Verified API tokens and signed-in sessions, kept briefly in this process so
+ * a request costs no database round trip and no write. Whatever changes a
+ * token, a session or their person (revoked, limited, signed out, deactivated,
+ * removed, given another role) is a NOTIFY every instance hears at commit (a
+ * trigger, whoever writes), and it forgets what it held of them; the instance that made the change forgets at
  * once, before it answers. Until this process listens, and again whenever its
  * listening connection reconnects (what was said meanwhile is lost), it
  * trusts nothing it held. A token's last use is remembered and written every
  * {@link LAST_USED_FLUSH_MS}, one statement for all tokens used since.
  */
-export interface TokenCache {
+export interface IdentityCache {
   /** The identity of `key`, from memory or from `verify` (which reads and records a use). */
-  read(key: string, verify: () => Promise<VerifiedToken | null>): Promise<Identity | null>;
-  /** Forgets a token, or every token of a person. */
+  read(key: string, verify: () => Promise<VerifiedIdentity | null>): Promise<Identity | null>;
+  /** Forgets a token, a session, or every token and session of a person. */
   forget(change: AuthChange): void;
   /** Writes the pending last uses now. */
   flush(): Promise<void>;
@@ -45,29 +48,29 @@ export interface TokenCache {
   readonly hits: number;
 }
 
-/** A token's identity as verified from the database, and when the token itself expires (ms), if ever. */
-export interface VerifiedToken {
+/** An identity as verified from the database, and when its token or session itself expires (ms), if ever. */
+export interface VerifiedIdentity {
   identity: Identity;
   expiresAt: number | null;
 }
 
-export type AuthChange = { token: string } | { user: string };
+export type AuthChange = { token: string } | { session: string } | { user: string };
 
 /**
- * Every token cache of this process, and which auth each belongs to: one process part
+ * Every identity cache of this process, and which auth each belongs to: one process part
  * (lib/server/process-parts.ts), since Next may load this module more than once, and a change made
  * here must be forgotten by every cache here before its request answers.
  */
-function processCaches(): { all: Set<TokenCache>; byAuth: WeakMap<object, TokenCache> } {
-  return processPart("token-caches", () => ({ all: new Set<TokenCache>(), byAuth: new WeakMap() }));
+function processCaches(): { all: Set<IdentityCache>; byAuth: WeakMap<object, IdentityCache> } {
+  return processPart("identity-caches", () => ({ all: new Set<IdentityCache>(), byAuth: new WeakMap() }));
 }
 
-/** Gives `auth` a token cache: its tokens are verified from memory, as {@link TokenCache} says. */
-export function attachTokenCache(auth: object, cache: TokenCache): void {
+/** Gives `auth` a token cache: its tokens are verified from memory, as {@link IdentityCache} says. */
+export function attachIdentityCache(auth: object, cache: IdentityCache): void {
   processCaches().byAuth.set(auth, cache);
 }
 
-export function tokenCacheOf(auth: object): TokenCache | undefined {
+export function identityCacheOf(auth: object): IdentityCache | undefined {
   return processCaches().byAuth.get(auth);
 }
 
@@ -81,15 +84,22 @@ function parseChange(payload: string): AuthChange | null {
   const kind = payload.slice(0, separator);
   const id = payload.slice(separator + 1);
   if (kind === "token") return { token: id };
+  if (kind === "session") return { session: id };
   if (kind === "user") return { user: id };
   return null;
 }
 
-export function createTokenCache(
+function matchesChange(identity: Identity, change: AuthChange): boolean {
+  if ("token" in change) return identity.token?.id === change.token;
+  if ("session" in change) return identity.sessionId === change.session;
+  return identity.userId === change.user;
+}
+
+export function createIdentityCache(
   handle: DatabaseHandle,
   options: { ttlMs?: number; flushMs?: number; now?: () => number } = {},
-): TokenCache {
-  const ttlMs = options.ttlMs ?? TOKEN_CACHE_TTL_MS;
+): IdentityCache {
+  const ttlMs = options.ttlMs ?? IDENTITY_CACHE_TTL_MS;
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
   const lastUsed = new Map<string, Date>();
@@ -102,9 +112,7 @@ export function createTokenCache(
   function forget(change: AuthChange): void {
     generation += 1;
     for (const [hash, entry] of entries) {
-      const matches =
-        "token" in change ? entry.identity.token?.id === change.token : entry.identity.userId === change.user;
-      if (matches) entries.delete(hash);
+      if (matchesChange(entry.identity, change)) entries.delete(hash);
     }
   }
 
@@ -163,7 +171,7 @@ export function createTokenCache(
   const timer = setInterval(() => void flush(), options.flushMs ?? LAST_USED_FLUSH_MS);
   timer.unref?.();
 
-  const cache: TokenCache = {
+  const cache: IdentityCache = {
     async read(key, verify) {
       const hash = createHash("sha256").update(key).digest("base64url");
       const entry = entries.get(hash);

@@ -7,20 +7,32 @@ import { addUser, setUserActive, setUserRole } from "./account-changes";
 import { createToken, revokeToken } from "./accounts";
 import { type Auth, createAuth } from "./auth";
 import { readIdentity } from "./identity";
+import { attachIdentityCache, createIdentityCache, type IdentityCache } from "./identity-cache";
 import type { Identity } from "./request-identity";
-import { attachTokenCache, createTokenCache, type TokenCache } from "./token-cache";
 
-// docs/security.md#api-tokens: a verified token is kept briefly in each instance; a revocation, a
-// deactivation or a new role takes effect at once, on the instance that made it and on every other.
+// docs/security.md#api-tokens: a verified token or session is kept briefly in each instance; a
+// revocation, a sign-out, a deactivation or a new role takes effect at once, on the instance that made
+// it and on every other.
 const SECRET = "test-secret-0123456789abcdef";
 const asBearer = (token: string) => new Headers({ authorization: `Bearer ${token}` });
+const asCookie = (cookie: string) => new Headers({ cookie });
+const PASSWORD = "a-good-password";
+
+/** A browser session's Cookie header for `email`, as the sign-in form would get it. */
+async function signIn(auth: Auth, email: string): Promise<string> {
+  const signedIn = await auth.api.signInEmail({ body: { email, password: PASSWORD }, returnHeaders: true });
+  return (signedIn.headers.get("set-cookie") ?? "")
+    .split(/,(?=\s*[\w.-]+=)/)
+    .map((part) => part.split(";")[0]?.trim())
+    .join("; ");
+}
 
 /** An instance: its own connections to the database, its own auth and token cache. */
-function instance(handle: DatabaseHandle): { auth: Auth; cache: TokenCache } {
+function instance(handle: DatabaseHandle): { auth: Auth; cache: IdentityCache } {
   const auth = createAuth(handle.db, SECRET);
   // Kept far longer than any wait here: only the change's notification can make an instance refuse.
-  const cache = createTokenCache(handle, { ttlMs: 60 * 60_000 });
-  attachTokenCache(auth, cache);
+  const cache = createIdentityCache(handle, { ttlMs: 60 * 60_000 });
+  attachIdentityCache(auth, cache);
   return { auth, cache };
 }
 
@@ -44,16 +56,16 @@ async function personWithToken(
   const person = await addUser(auth, db, null, {
     email,
     name: `Cached ${counter}`,
-    password: "a-good-password",
+    password: PASSWORD,
     role,
   });
   const { token, summary } = await createToken(auth, db, { email, name: `agent ${counter}` });
   return { person, email, token, tokenId: summary.id };
 }
 
-describe(`the token cache on one instance (${testDriverName})`, () => {
+describe(`the identity cache on one instance (${testDriverName})`, () => {
   let handle: DatabaseHandle;
-  let one: { auth: Auth; cache: TokenCache };
+  let one: { auth: Auth; cache: IdentityCache };
   beforeAll(async () => {
     handle = await openTestDatabase();
     one = instance(handle);
@@ -101,6 +113,56 @@ describe(`the token cache on one instance (${testDriverName})`, () => {
     await eventually(async () => (await readIdentity(asBearer(token), one.auth)) === null, "the refusal");
   });
 
+  it("answers a signed-in session from memory, and forgets it at sign-out, deactivation and a new role", async () => {
+    const { email } = await personWithToken(one.auth, handle.db);
+    const cookie = await signIn(one.auth, email);
+    const first = await readIdentity(asCookie(cookie), one.auth);
+    expect(first).toMatchObject({ email, via: "session", role: "approver" });
+    const hitsBefore = one.cache.hits;
+    expect(await readIdentity(asCookie(cookie), one.auth)).toEqual(first);
+    expect(one.cache.hits).toBe(hitsBefore + 1);
+
+    await setUserRole(one.auth, handle.db, null, { email, role: "viewer" });
+    expect((await readIdentity(asCookie(cookie), one.auth))?.role).toBe("viewer");
+
+    // better-auth's own sign-out deletes the session; the trigger announces it, and nothing here forgets it by hand.
+    await one.auth.api.signOut({ headers: asCookie(cookie) });
+    await eventually(async () => (await readIdentity(asCookie(cookie), one.auth)) === null, "the sign-out");
+
+    const other = await personWithToken(one.auth, handle.db);
+    const otherCookie = await signIn(one.auth, other.email);
+    await readIdentity(asCookie(otherCookie), one.auth);
+    await setUserActive(one.auth, handle.db, null, { email: other.email, isActive: false });
+    expect(await readIdentity(asCookie(otherCookie), one.auth)).toBeNull();
+  });
+
+  it("forgets a session cut short by SQL by hand (the trigger announces it)", async () => {
+    const { email } = await personWithToken(one.auth, handle.db);
+    const cookie = await signIn(one.auth, email);
+    const identity = await readIdentity(asCookie(cookie), one.auth);
+    await handle.db.execute(
+      sql`update "session" set expires_at = now() - interval '1 second' where id = ${identity?.sessionId ?? ""}`,
+    );
+    await eventually(async () => (await readIdentity(asCookie(cookie), one.auth)) === null, "the expiry");
+  });
+
+  it("never answers from memory past the token's or session's own expiry", async () => {
+    let clock = Date.now();
+    const cache = createIdentityCache(handle, { ttlMs: 60 * 60_000, now: () => clock });
+    try {
+      const expiring = async () => ({ identity: { userId: "u2" } as Identity, expiresAt: clock + 1_000 });
+      // Kept once the cache listens: the second read is answered from memory.
+      await eventually(async () => {
+        await cache.read("expiring", expiring);
+        return (await cache.read("expiring", async () => null)) !== null;
+      }, "the cache to listen");
+      clock += 1_001;
+      expect(await cache.read("expiring", async () => null)).toBeNull();
+    } finally {
+      await cache.close();
+    }
+  });
+
   it("does not keep what a verification read before a change it did not see", async () => {
     const identity = { userId: "u1", token: { id: "t1", name: "t" } } as Identity;
     const answer = await one.cache.read("tp_race", async () => {
@@ -134,11 +196,11 @@ describe(`the token cache on one instance (${testDriverName})`, () => {
 });
 
 // Two instances on one Postgres, each with its own connections, LISTEN and cache.
-describe.runIf(process.env.TEST_DATABASE_URL)("the token cache across instances (postgres)", () => {
+describe.runIf(process.env.TEST_DATABASE_URL)("the identity cache across instances (postgres)", () => {
   let first: DatabaseHandle & { url?: string };
   let second: DatabaseHandle;
-  let a: { auth: Auth; cache: TokenCache };
-  let b: { auth: Auth; cache: TokenCache };
+  let a: { auth: Auth; cache: IdentityCache };
+  let b: { auth: Auth; cache: IdentityCache };
   beforeAll(async () => {
     first = await openTestDatabase();
     second = await openDatabase({ url: first.url });
@@ -168,6 +230,17 @@ describe.runIf(process.env.TEST_DATABASE_URL)("the token cache across instances 
     await revokeToken(first.db, tokenId);
     await eventually(async () => (await readIdentity(asBearer(token), b.auth)) === null, "B's refusal");
     expect(await readIdentity(asBearer(token), b.auth)).toBeNull();
+  });
+
+  it("a session signed out on A is refused on B once B hears it", async () => {
+    const { email } = await personWithToken(a.auth, first.db);
+    const cookie = await signIn(a.auth, email);
+    await readIdentity(asCookie(cookie), b.auth);
+    const hits = b.cache.hits;
+    expect(await readIdentity(asCookie(cookie), b.auth)).not.toBeNull();
+    expect(b.cache.hits).toBe(hits + 1);
+    await a.auth.api.signOut({ headers: asCookie(cookie) });
+    await eventually(async () => (await readIdentity(asCookie(cookie), b.auth)) === null, "B's refusal");
   });
 
   it("a person deactivated on A is refused on B once B hears it; a new role likewise", async () => {
