@@ -1,5 +1,6 @@
 // Runs only the edge-over-HTTP figures (DATABASE_URL = a Postgres database, which gains a user, a
-// token and runs): for a quick look while working on the edge. `npm run bench` runs them all.
+// token and runs): for a quick look while working on the edge. `npm run bench` runs them all. With
+// EDGE_URL naming a `next start` of the production build on that database, they are that instance's.
 import { buildScenario } from "../lib/runtime/testing/scenario-harness";
 import { decisionsOverHttp, getOverHttp, openEdge, uncachedTokenVerification } from "./edge-over-http";
 import { GATED } from "./shapes";
@@ -9,6 +10,11 @@ const url = process.env.DATABASE_URL;
 if (!url) throw new Error("set DATABASE_URL to a Postgres database");
 const decisions = Number(process.env.BENCH_HTTP_DECISIONS ?? 50);
 const edge = await openEdge(url);
+process.stdout.write(
+  process.env.EDGE_URL
+    ? `against ${edge.base} (a running instance on the same database)\n`
+    : "against the route handlers served by Node's HTTP server (no Next router)\n",
+);
 const print = (figure: string, samples: number[]) => {
   const { median, p99, max } = summarize(samples);
   process.stdout.write(

@@ -1,6 +1,7 @@
 // The edge over HTTP (docs/performance.md#the-edge-over-http): the app's own route handlers served
-// on loopback (lib/server/testing/serve-routes.ts: Node's HTTP server, no Next router), with an API
-// token and with a signed-in session, on the process's database (the bench's, by DATABASE_URL).
+// on loopback (lib/server/testing/serve-routes.ts: Node's HTTP server, no Next router), or with
+// EDGE_URL a running production build (`next start`) on the same database, with an API token and with
+// a signed-in session, on the process's database (the bench's, by DATABASE_URL).
 
 import { createToken, createUser } from "@/lib/server/auth/accounts";
 import { createAuth } from "@/lib/server/auth/auth";
@@ -35,7 +36,10 @@ async function edgeRoutes(): Promise<ServedRoute[]> {
   ];
 }
 
-/** Serves the routes on `url`'s database (the process's from now on) and signs an approver in both ways. */
+/**
+ * Serves the routes on `url`'s database (the process's from now on), or reaches the instance at
+ * EDGE_URL that uses that database, and signs an approver in both ways.
+ */
 export async function openEdge(url: string): Promise<Edge> {
   process.env.DATABASE_URL = url;
   const auth = await getAuth();
@@ -49,7 +53,8 @@ export async function openEdge(url: string): Promise<Edge> {
     .split(/,(?=\s*[\w.-]+=)/)
     .map((part) => part.split(";")[0]?.trim())
     .join("; ");
-  const server = await serveRoutes(await edgeRoutes());
+  const running = process.env.EDGE_URL?.replace(/\/+$/, "");
+  const server = running ? { url: running, close: async () => {} } : await serveRoutes(await edgeRoutes());
   return {
     base: server.url,
     service: await getRunService(),

@@ -5,13 +5,7 @@
 // LOAD_APPROVER_TOKEN it drives those; without, it serves the app's routes itself on DATABASE_URL
 // (one instance, no Next router) and makes its own accounts. docs/performance.md#the-load-generator.
 import postgres from "postgres";
-import { summarize } from "../table";
-import { checkAgainstScripts, driveLoad, type LoadResult } from "./drive-load";
-
-const P99_MS = Number(process.env.LOAD_P99_MS ?? 250);
-const MAX_AGENTS = Number(process.env.LOAD_MAX_AGENTS ?? 64);
-const WIDTH = Number(process.env.LOAD_WIDTH ?? 8);
-const THINK_MS = Number(process.env.LOAD_THINK_MS ?? 200);
+import { formatRamp, rampLoad, rampOptionsFromEnv } from "./ramp";
 
 async function instances(): Promise<{
   urls: string[];
@@ -53,31 +47,6 @@ async function instances(): Promise<{
   };
 }
 
-/** The database's counters (pg_stat_database, pg_stat_wal) and its connections and lock waits now. */
-async function databaseFigures(sql: postgres.Sql) {
-  const [database] = await sql`
-    select xact_commit::bigint as commits, numbackends as connections
-    from pg_stat_database where datname = current_database()`;
-  const [wal] = await sql`select wal_bytes::bigint as bytes from pg_stat_wal`;
-  const [locks] = await sql`select count(*)::int as waiting from pg_locks where not granted`;
-  return {
-    commits: Number(database?.commits ?? 0),
-    connections: Number(database?.connections ?? 0),
-    walBytes: Number(wal?.bytes ?? 0),
-    locksWaiting: Number(locks?.waiting ?? 0),
-  };
-}
-
-function agentSamples(result: LoadResult): number[] {
-  return (
-    [...result.latencies]
-      // Opening a run and reporting outcomes: the agent API's requests that never wait by design (a turn,
-      // a finish and `/next` are held until the server has something to say, a person's decision too).
-      .filter(([kind]) => kind === "POST /api/agent/runs" || kind.endsWith("/reports"))
-      .flatMap(([, samples]) => samples)
-  );
-}
-
 async function main() {
   const url = process.env.DATABASE_URL;
   if (!url) {
@@ -86,69 +55,14 @@ async function main() {
   }
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   const target = await instances();
-  const rows: string[][] = [];
-  let knee: string | null = null;
+  const options = rampOptionsFromEnv();
   try {
-    for (let agents = 2; agents <= MAX_AGENTS; agents *= 2) {
-      const before = await databaseFigures(sql);
-      const started = performance.now();
-      const result = await driveLoad({
-        urls: target.urls,
-        agentToken: target.agentToken,
-        approverHeaders: { authorization: `Bearer ${target.approverToken}` },
-        agents,
-        runsPerAgent: 3,
-        width: WIDTH,
-        approvers: Math.max(1, agents / 4),
-        thinkMs: THINK_MS,
-      });
-      const seconds = (performance.now() - started) / 1000;
-      const after = await databaseFigures(sql);
-      const problems = checkAgainstScripts(result, { width: WIDTH });
-      const calls = [...result.executions.values()].reduce((sum, times) => sum + times, 0);
-      const agent = summarize(agentSamples(result));
-      const decisions = summarize(result.latencies.get("POST /api/runs/{id}/decision") ?? []);
-      const inbox = summarize(result.latencies.get("GET /api/inbox") ?? []);
-      const within = agent.p99 <= P99_MS && problems.length === 0;
-      rows.push([
-        String(agents),
-        (calls / seconds).toFixed(1),
-        (result.decisions / seconds).toFixed(1),
-        `${agent.median.toFixed(1)} / ${agent.p99.toFixed(1)}`,
-        `${decisions.median.toFixed(1)} / ${decisions.p99.toFixed(1)}`,
-        `${inbox.median.toFixed(1)} / ${inbox.p99.toFixed(1)}`,
-        ((after.commits - before.commits) / seconds).toFixed(0),
-        ((after.walBytes - before.walBytes) / seconds / 1024).toFixed(0),
-        String(after.connections),
-        String(after.locksWaiting),
-        problems.length === 0 ? (within ? "ok" : "p99 over") : `${problems.length} wrong`,
-      ]);
-      if (problems.length > 0) process.stderr.write(`${problems.slice(0, 5).join("\n")}\n`);
-      if (!within) break;
-      knee = `${agents} agents: ${(calls / seconds).toFixed(1)} tool calls/s, ${(result.decisions / seconds).toFixed(1)} decisions/s`;
-    }
+    const ramp = await rampLoad({ ...options, ...target, sql });
+    process.stdout.write(formatRamp(ramp, options.p99Ms));
   } finally {
     await target.close();
     await sql.end({ timeout: 5 });
   }
-  const header = [
-    "agents",
-    "calls/s",
-    "decisions/s",
-    "open + reports p50/p99 ms",
-    "decision p50/p99 ms",
-    "inbox p50/p99 ms",
-    "commits/s",
-    "WAL KiB/s",
-    "connections",
-    "locks waiting",
-    "",
-  ];
-  process.stdout.write(`\n| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|\n`);
-  for (const row of rows) process.stdout.write(`| ${row.join(" | ")} |\n`);
-  process.stdout.write(
-    `\nobjective: open + reports p99 ≤ ${P99_MS} ms; knee: ${knee ?? "none (the first step broke it)"}\n`,
-  );
   process.exit(0);
 }
 
