@@ -72,6 +72,19 @@ const pair = (figures: { median: number; p99: number }) =>
 export async function rampLoad(options: RampOptions): Promise<{ rows: string[][]; knee: string | null }> {
   const rows: string[][] = [];
   let knee: string | null = null;
+  // Untimed: a fresh instance loads each route's code on its first request.
+  const warmUp = await driveLoad({
+    urls: options.urls,
+    agentToken: options.agentToken,
+    approverHeaders: { authorization: `Bearer ${options.approverToken}` },
+    agents: options.urls.length,
+    runsPerAgent: 2,
+    width: options.width,
+    approvers: options.urls.length,
+    thinkMs: options.thinkMs,
+  });
+  const warmUpProblems = checkAgainstScripts(warmUp, { width: options.width });
+  if (warmUpProblems.length > 0) throw new Error(`the warm-up went wrong:\n${warmUpProblems.join("\n")}`);
   for (let agents = 2; agents <= options.maxAgents; agents *= 2) {
     const before = options.sql ? await databaseFigures(options.sql) : null;
     const started = performance.now();
