@@ -1,10 +1,13 @@
 import { type Browser, expect, test } from "@playwright/test";
 import { addUser } from "../pages/admin-page";
+import { allowFor } from "../support/budget";
 
 // An admin manages people on /admin (role, deactivate, reset, remove), each change shows on /audit;
 // a person changes their own password on /account; a non-admin on /admin is told it is for admins.
 
 async function signIn(browser: Browser, baseURL: string, user: { email: string; password: string }) {
+  // A browser context of its own, signed in through the form: a heavy step with its own budget.
+  allowFor("signIn");
   const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
   const page = await context.newPage();
   await page.goto("/sign-in");
