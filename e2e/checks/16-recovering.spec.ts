@@ -3,15 +3,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { slowReadTool } from "../../lib/runtime/testing/scenario-fixtures";
-import { startRunOverApi } from "../pages/api";
+import { getView, startRunOverApi } from "../pages/api";
 import { RunPage } from "../pages/run-page";
 import { type ProductionServer, signInOverApi, startProductionServer } from "../support/production-server";
 
 // Three servers in turn on one port and one database: one dies mid-wave, one comes back without
 // taking runs over (so the page can be seen saying so), one takes the run over.
-// The wave's reads take 20 s, so the server is surely killed while they run, even when the page is
-// slow to show them running on a busy machine (at 4 s they sometimes finished first); the run that
-// takes over reads them again.
+// The wave's reads take 20 s, and the run page's code is loaded before the run starts, so the page
+// shows them running well before they end. On a busy machine a cold first page load once outlasted
+// the reads and the run completed before the kill: now the server's own view is checked just before
+// it dies, so a run that ended first fails here, naming why. The run that takes over reads them again.
 test.setTimeout(360_000);
 
 const SLOW_WAVE = {
@@ -47,11 +48,15 @@ test("a run whose server dies mid-wave shows Recovering…, then completes, with
   });
   try {
     await signInOverApi(context.request, server.baseURL);
+    // A fresh `next start` loads a route's code on its first request: that happens now, not while the wave runs.
+    await context.request.get(`/runs/${crypto.randomUUID()}`);
     const runId = await startRunOverApi(context.request, SLOW_WAVE);
     const page = await context.newPage();
     await page.goto(`/runs/${runId}`);
     const run = new RunPage(page);
     await run.expectCallState(1, "slow_scan", 0, "running");
+    const beforeKill = await getView(context.request, runId);
+    expect(beforeKill.status, "the wave must still be running when its server dies").toBe("RUNNING");
 
     await server.kill();
     server = await startProductionServer({
