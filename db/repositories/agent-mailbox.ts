@@ -34,7 +34,7 @@ export function createAgentMailboxRepository(db: Db): AgentMailbox {
         .onConflictDoNothing()
         .returning({ turn: agentTurns.turn });
       if (inserted.length > 0) {
-        wakeups.wake(turn.runId);
+        wakeups.wakeRun(turn.runId);
         return { stored: true };
       }
       const existing = await this.readTurn(turn.runId, turn.turn);
@@ -72,7 +72,7 @@ export function createAgentMailboxRepository(db: Db): AgentMailbox {
         .values({ ...release, state: "released", leaseExpiresAt: new Date(release.leaseExpiresAt) })
         .onConflictDoNothing()
         .returning({ token: agentReleases.token });
-      if (inserted.length > 0) wakeups.wake(release.runId);
+      if (inserted.length > 0) wakeups.wakeRun(release.runId);
       return inserted.length > 0;
     },
     async readRelease(token) {
@@ -98,7 +98,7 @@ export function createAgentMailboxRepository(db: Db): AgentMailbox {
         )
         .returning({ runId: agentReleases.runId });
       const [row] = closed;
-      if (row) wakeups.wake(row.runId);
+      if (row) wakeups.wakeRelease(row.runId, token);
       return row !== undefined;
     },
     async renewLeases(runId, until) {
@@ -117,7 +117,8 @@ export function createAgentMailboxRepository(db: Db): AgentMailbox {
         .returning({ token: agentReleases.token });
       return renewed.length;
     },
-    waitForChange: (runId, timeoutMs, signal) => wakeups.wait(runId, timeoutMs, signal),
+    waitForChange: wakeups.waitForRun,
+    waitForRelease: wakeups.waitForRelease,
   };
 }
 

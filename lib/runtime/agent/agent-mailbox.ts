@@ -90,40 +90,61 @@ export interface AgentMailbox {
    * again), or at once when `signal` aborts.
    */
   waitForChange(runId: string, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves when the release with this token left `released` in this
+   * process, or after `timeoutMs`, or at once when `signal` aborts. A worker
+   * waiting on one call's report waits here, not on the whole run: a report
+   * wakes its own waiter only, where a run-wide wake made each of a wave's
+   * reports wake every call of the wave to read its release again.
+   */
+  waitForRelease(token: string, timeoutMs: number, signal?: AbortSignal): Promise<void>;
 }
 
 /**
- * Wakes the waiters of a run in this process: what a mailbox uses for
- * `waitForChange`. Changes made elsewhere are found by the timeout's re-read.
+ * Wakes the waiters of a run, or of one release, in this process: what a
+ * mailbox uses for `waitForChange` and `waitForRelease`. Changes made
+ * elsewhere are found by the timeout's re-read.
  */
 export function createMailboxWakeups() {
   const waiting = new Map<string, Set<() => void>>();
+  const wakeKey = (key: string) => {
+    const waiters = waiting.get(key);
+    if (!waiters) return;
+    waiting.delete(key);
+    for (const resolve of waiters) resolve();
+  };
+  const waitOn = (key: string, timeoutMs: number, signal?: AbortSignal): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve();
+      let waiters = waiting.get(key);
+      if (!waiters) {
+        waiters = new Set();
+        waiting.set(key, waiters);
+      }
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        const left = waiting.get(key);
+        left?.delete(done);
+        if (left?.size === 0) waiting.delete(key);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, timeoutMs));
+      (timer as { unref?: () => void }).unref?.();
+      signal?.addEventListener("abort", done, { once: true });
+      waiters.add(done);
+    });
   return {
-    wake(runId: string) {
-      const waiters = waiting.get(runId);
-      if (!waiters) return;
-      waiting.delete(runId);
-      for (const resolve of waiters) resolve();
+    /** Something of the run changed (a turn stored, a release made or closed). */
+    wakeRun: (runId: string) => wakeKey(`run ${runId}`),
+    /** A release left `released`: its own waiter and the run's. */
+    wakeRelease: (runId: string, token: string) => {
+      wakeKey(`release ${token}`);
+      wakeKey(`run ${runId}`);
     },
-    wait(runId: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
-      return new Promise<void>((resolve) => {
-        if (signal?.aborted) return resolve();
-        let waiters = waiting.get(runId);
-        if (!waiters) {
-          waiters = new Set();
-          waiting.set(runId, waiters);
-        }
-        const done = () => {
-          clearTimeout(timer);
-          signal?.removeEventListener("abort", done);
-          waiting.get(runId)?.delete(done);
-          resolve();
-        };
-        const timer = setTimeout(done, Math.max(0, timeoutMs));
-        (timer as { unref?: () => void }).unref?.();
-        signal?.addEventListener("abort", done, { once: true });
-        waiters.add(done);
-      });
-    },
+    waitForRun: (runId: string, timeoutMs: number, signal?: AbortSignal) =>
+      waitOn(`run ${runId}`, timeoutMs, signal),
+    waitForRelease: (token: string, timeoutMs: number, signal?: AbortSignal) =>
+      waitOn(`release ${token}`, timeoutMs, signal),
   };
 }

@@ -447,5 +447,41 @@ export function describeAgentProtocolContract(label: string, open: () => Promise
         expect(call?.status).toBe("error");
       }
     });
+
+    it("a release that closes wakes the worker waiting on it at once, and not the one waiting on another", async () => {
+      const { runId } = await protocol.openRun(openInput(), AGENT);
+      const releaseOf = (batchIndex: number) => ({
+        runId,
+        stepIndex: 9,
+        batchIndex,
+        attempt: 1,
+        token: `rel_wake_${runId}_${batchIndex}`,
+        callId: `w${batchIndex}`,
+        name: "search",
+        arguments: "{}",
+        leaseExpiresAt: new Date(Date.now() + 60_000).toISOString(),
+      });
+      const [mine, another] = [releaseOf(0), releaseOf(1)];
+      expect(await backing.mailbox.createRelease(mine)).toBe(true);
+      expect(await backing.mailbox.createRelease(another)).toBe(true);
+      const stopWaiting = new AbortController();
+      let anotherWoken = false;
+      const waitingOnAnother = backing.mailbox
+        .waitForRelease(another.token, 60_000, stopWaiting.signal)
+        .then(() => {
+          anotherWoken = true;
+        });
+      const waitingOnMine = backing.mailbox.waitForRelease(mine.token, 60_000);
+      const report = { ok: true as const, result: null };
+      expect(
+        await backing.mailbox.closeRelease(mine.token, { state: "reported", report, reportDigest: "d" }),
+      ).toBe(true);
+      // Within the minute-long wait: the close woke it.
+      await waitingOnMine;
+      await yieldToTimers();
+      expect(anotherWoken).toBe(false);
+      stopWaiting.abort();
+      await waitingOnAnother;
+    });
   });
 }

@@ -92,3 +92,104 @@ describe("an agent's run exported", () => {
     expect(await replay.settled).toBe("COMPLETED");
   });
 });
+
+describe("what an agent's wave costs the mailbox", () => {
+  const agent = { tokenId: "t", tokenName: "ci", ownerId: "u", ownerName: "Ana" };
+  const lookup = {
+    name: "lookup",
+    description: "",
+    resourceClass: "pure_read" as const,
+    effect: "READ" as const,
+    approval: "never" as const,
+    parameters: { type: "object" as const },
+  };
+  const wave = (size: number) =>
+    Array.from({ length: size }, (_, index) => ({
+      id: `c${index}`,
+      name: "lookup",
+      arguments: `{"k":${index}}`,
+    }));
+
+  it("a report wakes only the worker waiting on its own call: a wave of 8 reads each release about once", async () => {
+    const mailbox = createMemoryAgentMailbox();
+    let workerReads = 0;
+    // The worker's view of the mailbox, counted; the protocol's reads (one per report) are not.
+    const counted = {
+      ...mailbox,
+      readRelease: (token: string) => {
+        workerReads += 1;
+        return mailbox.readRelease(token);
+      },
+    };
+    // The worker's polls far apart: every read it makes is one a wake-up caused. (The protocol's
+    // long polls read often: without a run watcher here, they learn of the outcome by reading.)
+    const host = createMemoryRunHost({ agents: { mailbox: counted, pollMs: 5_000 }, deadlineTimers: false });
+    const protocol = createAgentProtocol({ host, mailbox, pollMs: 10 });
+    const { runId } = await protocol.openRun(
+      { name: "a wave", agent: { name: "bot" }, tools: [lookup], limits: { maxParallelToolCalls: 8 } },
+      agent,
+    );
+    let state = await protocol.submitTurn(
+      runId,
+      agent,
+      { turn: 0, text: null, calls: wave(8) },
+      { waitMs: 10_000 },
+    );
+    expect(state.releases).toHaveLength(8);
+    for (const release of state.releases) {
+      await protocol.report(runId, agent, { releaseToken: release.releaseToken, ok: true, result: {} });
+    }
+    while (state.next !== "submit_turn")
+      state = await protocol.next(runId, agent, { waitMs: 10_000, after: state.version });
+    // One read per call once its report came (a run-wide wake-up read every open call at every report: 44).
+    expect(workerReads).toBeLessThanOrEqual(8);
+  });
+
+  it("reports renew the run's leases once per quarter lease; a heartbeat always does", async () => {
+    const mailbox = createMemoryAgentMailbox();
+    let renewals = 0;
+    const counted = {
+      ...mailbox,
+      renewLeases: (runId: string, until: string) => {
+        renewals += 1;
+        return mailbox.renewLeases(runId, until);
+      },
+    };
+    const clock = { offset: 0 };
+    const now = () => Date.now() + clock.offset;
+    const host = createMemoryRunHost({ agents: { mailbox, pollMs: 10 }, deadlineTimers: false, now });
+    const protocol = createAgentProtocol({ host, mailbox: counted, pollMs: 10, now });
+    const { runId } = await protocol.openRun(
+      {
+        name: "leases",
+        agent: { name: "bot" },
+        tools: [lookup],
+        limits: { maxParallelToolCalls: 8 },
+        releaseLeaseSeconds: 60,
+      },
+      agent,
+    );
+    const state = await protocol.submitTurn(
+      runId,
+      agent,
+      { turn: 0, text: null, calls: wave(4) },
+      { waitMs: 10_000 },
+    );
+    const [first, second, third, fourth] = state.releases;
+    const report = (release: typeof first) =>
+      protocol.report(runId, agent, { releaseToken: release?.releaseToken ?? "", ok: true, result: {} });
+    await report(first);
+    await report(second);
+    expect(renewals).toBe(1);
+    // A quarter of the 60 s lease later, the next report renews the two still open.
+    clock.offset += 15_001;
+    await report(third);
+    expect(renewals).toBe(2);
+    const [open] = (await mailbox.listReleases(runId)).filter((release) => release.state === "released");
+    expect(Date.parse(open?.leaseExpiresAt ?? "")).toBeGreaterThanOrEqual(now() + 59_000);
+    await protocol.heartbeat(runId, agent);
+    expect(renewals).toBe(3);
+    await report(fourth);
+    expect(renewals).toBe(3);
+  });
+});

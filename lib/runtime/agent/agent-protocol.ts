@@ -65,6 +65,18 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
     return { run, scenario };
   }
 
+  /**
+   * The scenario of an agent's own run, without reading the run when this
+   * process already knows it: who opened a run and its scenario never change.
+   * For a report, whose release token is read anyway (a run that is gone has
+   * no releases, so its report is still a 404).
+   */
+  async function requireOwnScenario(runId: string, agent: Pick<AgentIdentity, "tokenId">) {
+    const known = scenarios.get(runId);
+    if (known?.model.kind === "agent" && known.model.openedBy.tokenId === agent.tokenId) return known;
+    return (await requireOwnRun(runId, agent)).scenario;
+  }
+
   async function openRun(input: OpenAgentRunInput, agent: AgentIdentity): Promise<{ runId: string }> {
     const scenario = parseScenarioValue({
       name: input.name,
@@ -295,11 +307,11 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
    * Settles a released call with the agent's report, fenced by its release
    * token. The same report again answers the same; another report for a
    * reported call is a conflict; a release that lapsed or was cancelled (or
-   * a token of another run) is refused, saying why. Any report renews the
-   * leases of the run's other open releases.
+   * a token of another run) is refused, saying why. A report renews the
+   * leases of the run's other open releases (see {@link renewUnlessFresh}).
    */
   async function report(runId: string, agent: Pick<AgentIdentity, "tokenId">, input: AgentReportInput) {
-    const { scenario } = await requireOwnRun(runId, agent);
+    const scenario = await requireOwnScenario(runId, agent);
     const release = await mailbox.readRelease(input.releaseToken);
     if (!release || release.runId !== runId) {
       throw new AgentProtocolError(
@@ -323,7 +335,7 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
     };
     if (release.state === "released") {
       if (await mailbox.closeRelease(release.token, { state: "reported", report: reported, reportDigest })) {
-        await renew(runId, scenario);
+        await renewUnlessFresh(runId, scenario);
         return accepted;
       }
     }
@@ -349,11 +361,30 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
     );
   }
 
+  // When this process last renewed each run's leases (of the most recent runs).
+  const renewedAt = new Map<string, number>();
+
   async function renew(runId: string, scenario: Scenario): Promise<string> {
-    const leaseMs = scenario.model.kind === "agent" ? scenario.model.releaseLeaseSeconds * 1_000 : 60_000;
-    const until = new Date(now() + leaseMs).toISOString();
+    const at = now();
+    const until = new Date(at + releaseLeaseMsOf(scenario)).toISOString();
     await mailbox.renewLeases(runId, until);
+    renewedAt.delete(runId);
+    renewedAt.set(runId, at);
+    const oldest = renewedAt.keys().next().value;
+    if (renewedAt.size > 1_000 && oldest !== undefined) renewedAt.delete(oldest);
     return until;
+  }
+
+  /**
+   * A report renews the run's other leases, but not at every report: a wave
+   * of reports arriving together would each rewrite every open release. Once
+   * per quarter lease is enough for every open release to keep at least
+   * three quarters of its lease (a release made since has a fresh one).
+   */
+  async function renewUnlessFresh(runId: string, scenario: Scenario): Promise<void> {
+    const last = renewedAt.get(runId);
+    if (last !== undefined && now() - last < releaseLeaseMsOf(scenario) / 4) return;
+    await renew(runId, scenario);
   }
 
   /** Renews the leases of every open release of the run: the agent is alive and still working. */
@@ -366,6 +397,10 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
 }
 
 export type AgentProtocol = ReturnType<typeof createAgentProtocol>;
+
+function releaseLeaseMsOf(scenario: Scenario): number {
+  return scenario.model.kind === "agent" ? scenario.model.releaseLeaseSeconds * 1_000 : 60_000;
+}
 
 function isIdempotentTool(scenario: Scenario, name: string): boolean {
   return scenario.tools.find((tool) => tool.name === name)?.effect !== "NON_IDEMPOTENT_WRITE";

@@ -61,6 +61,7 @@ export function createAgentTool(
         const reported = known.find((release) => release.state === "reported");
         if (reported?.report) return outcomeOf(reported.report);
         let open = known.find((release) => release.state === "released");
+        let justReleased = false;
         if (!open) {
           if (known.some((release) => release.state === "lapsed") && !isIdempotent)
             throw interrupted(declaration.name);
@@ -83,8 +84,9 @@ export function createAgentTool(
           // Another worker released this attempt at the same moment: read again and wait on theirs.
           if (!(await mailbox.createRelease(release))) continue;
           open = { ...release, state: "released", report: null, reportDigest: null };
+          justReleased = true;
         }
-        const settled = await awaitReport(open, context.signal, options);
+        const settled = await awaitReport(open, context.signal, options, justReleased);
         if (settled === "again") continue;
         if (settled === "interrupted") throw interrupted(declaration.name);
         return outcomeOf(settled);
@@ -93,18 +95,25 @@ export function createAgentTool(
   };
 }
 
-/** Waits on one open release until it is reported, lapses or is cancelled. */
+/**
+ * Waits on one open release until it is reported, lapses or is cancelled.
+ * A release this worker has just made is known to be open: the first read
+ * waits for a change (a wave's worth of reads saved before the agent has
+ * even seen its releases).
+ */
 async function awaitReport(
   release: AgentRelease,
   signal: AbortSignal,
   options: AgentToolOptions,
+  justReleased: boolean,
 ): Promise<AgentReport | "again" | "interrupted"> {
   const { mailbox } = options;
+  if (justReleased) await mailbox.waitForRelease(release.token, options.pollMs, signal);
   for (;;) {
     // A read that fails (the database away for a moment) is tried again: the release still stands.
     const current = await mailbox.readRelease(release.token).catch(() => "unread" as const);
     if (current === "unread") {
-      await mailbox.waitForChange(release.runId, options.pollMs, signal);
+      await mailbox.waitForRelease(release.token, options.pollMs, signal);
       if (!signal.aborted) continue;
       if (await mailbox.closeRelease(release.token, { state: "cancelled" }).catch(() => false)) {
         throw new ToolError(
@@ -144,7 +153,7 @@ async function awaitReport(
       }
       continue;
     }
-    await mailbox.waitForChange(release.runId, Math.min(options.pollMs, left + 1), signal);
+    await mailbox.waitForRelease(release.token, Math.min(options.pollMs, left + 1), signal);
   }
 }
 

@@ -17,7 +17,7 @@ export function createMemoryAgentMailbox(): AgentMailbox {
       const existing = turns.get(turnKey(turn.runId, turn.turn));
       if (existing) return { stored: false, existing: copy(existing) };
       turns.set(turnKey(turn.runId, turn.turn), copy(turn));
-      wakeups.wake(turn.runId);
+      wakeups.wakeRun(turn.runId);
       return { stored: true };
     },
     async readTurn(runId, turn) {
@@ -46,7 +46,7 @@ export function createMemoryAgentMailbox(): AgentMailbox {
       );
       if (taken || releases.has(release.token)) return false;
       releases.set(release.token, { ...copy(release), state: "released", report: null, reportDigest: null });
-      wakeups.wake(release.runId);
+      wakeups.wakeRun(release.runId);
       return true;
     },
     async readRelease(token) {
@@ -63,7 +63,7 @@ export function createMemoryAgentMailbox(): AgentMailbox {
         release.report = copy(close.report);
         release.reportDigest = close.reportDigest;
       }
-      wakeups.wake(release.runId);
+      wakeups.wakeRelease(release.runId, token);
       return true;
     },
     async renewLeases(runId, until) {
@@ -75,6 +75,7 @@ export function createMemoryAgentMailbox(): AgentMailbox {
       }
       return renewed;
     },
-    waitForChange: (runId, timeoutMs, signal) => wakeups.wait(runId, timeoutMs, signal),
+    waitForChange: wakeups.waitForRun,
+    waitForRelease: wakeups.waitForRelease,
   };
 }
