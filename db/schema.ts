@@ -64,6 +64,11 @@ export const runs = pgTable(
     // The inbox lists waiting runs newest first; recovery scans expired leases.
     // The inbox pages waiting runs newest first with a (waiting_since, id) cursor: a backward index scan.
     index("runs_status_waiting_since_id_idx").on(table.status, table.waitingSince, table.id),
+    // The inbox as people see it (waiting, not archived): its total is an index-only count. Without
+    // it, counting 10,000 waits read their rows for `archived_at` (44-56 ms on a busy machine, 3 with).
+    index("runs_inbox_idx")
+      .on(table.waitingSince, table.id)
+      .where(sql`${table.status} = 'WAITING_FOR_APPROVAL' and ${table.archivedAt} is null`),
     index("runs_lease_expires_at_idx").on(table.leaseExpiresAt),
     index("runs_approval_expires_at_idx").on(table.approvalExpiresAt),
     index("runs_created_at_idx").on(table.createdAt),

@@ -46,16 +46,19 @@ export async function listWaitingRuns(
 
 /** How many runs wait for a decision (that match the filter). */
 export async function countWaitingRuns(db: Db, filter: InboxFilter = {}): Promise<number> {
-  const [row] = await db
-    .select({ count: sql<number>`count(*)::int` })
-    .from(runs)
-    .where(waitingRunsMatching(filter));
+  const [row] = await waitingRunsCount(db, filter);
   return Number(row?.count ?? 0);
+}
+
+/** The statement {@link countWaitingRuns} sends (its plan is tested: it must stay an index-only count). */
+export function waitingRunsCount(db: Db, filter: InboxFilter = {}) {
+  return db.select({ count: sql<number>`count(*)::int` }).from(runs).where(waitingRunsMatching(filter));
 }
 
 function waitingRunsMatching(filter: InboxFilter): SQL | undefined {
   return and(
-    eq(runs.status, "WAITING_FOR_APPROVAL"),
+    // A literal, not a parameter: a plan made for any status could not use the inbox's partial index.
+    sql`${runs.status} = 'WAITING_FOR_APPROVAL'`,
     archivedMatching(filter.archived),
     filter.tool
       ? sql`exists (select 1 from jsonb_array_elements(${runs.state}->'pending'->'calls') as call

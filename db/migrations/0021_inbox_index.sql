@@ -1,0 +1,1 @@
+CREATE INDEX "runs_inbox_idx" ON "runs" USING btree ("waiting_since","id") WHERE "runs"."status" = 'WAITING_FOR_APPROVAL' and "runs"."archived_at" is null;
