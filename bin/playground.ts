@@ -255,7 +255,7 @@ async function main() {
   const handle = database
     ? await database[0].openDatabase(
         process.env.DATABASE_URL
-          ? { url: process.env.DATABASE_URL }
+          ? database[0].databaseOptionsFromEnv()
           : { dataDir: parsed.values.db, command: `playground ${command} ${scenarioPath}` },
       )
     : null;

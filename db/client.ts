@@ -43,6 +43,12 @@ export interface DatabaseHandle {
 export interface OpenDatabaseOptions {
   /** A Postgres connection string; when absent PGlite is used. */
   url?: string;
+  /**
+   * A direct connection to the same database when `url` goes through a pooler in transaction
+   * mode (PgBouncer): migrations (a session's advisory lock) and LISTEN need a session of their
+   * own, and statements through the pooler are sent unprepared (docs/operations.md#behind-pgbouncer).
+   */
+  directUrl?: string;
   /** PGlite data folder, or `memory://` for a throwaway in-memory database. */
   dataDir?: string;
   /** Called with every statement sent to a Postgres server (benchmarks count them). */
@@ -63,7 +69,7 @@ export const DEFAULT_PGLITE_DATA_DIR = path.join(/* turbopackIgnore: true */ ".d
 /** Opens a database and applies every committed migration before returning it. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   return options.url
-    ? openPostgres(options.url, options.onQuery)
+    ? openPostgres(options.url, options.directUrl, options.onQuery)
     : openPglite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR, options.command ?? describeThisProcess());
 }
 
@@ -171,9 +177,13 @@ function readStatementTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isInteger(configured) && configured > 0 ? configured : 15_000;
 }
 
-async function openPostgres(url: string, onQuery?: (query: string) => void): Promise<DatabaseHandle> {
-  // max: 1 keeps the lock and the migration on the same connection.
-  const migrator = postgres(url, { max: 1, onnotice: () => {} });
+async function openPostgres(
+  url: string,
+  directUrl: string | undefined,
+  onQuery?: (query: string) => void,
+): Promise<DatabaseHandle> {
+  // max: 1 keeps the lock and the migration on the same connection (a session: never a pooler's).
+  const migrator = postgres(directUrl ?? url, { max: 1, onnotice: () => {} });
   try {
     await migrator`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     await migratePostgres(drizzlePostgres(migrator), { migrationsFolder: MIGRATIONS_FOLDER });
@@ -183,30 +193,46 @@ async function openPostgres(url: string, onQuery?: (query: string) => void): Pro
   } finally {
     await migrator.end({ timeout: 5 });
   }
+  const pooled = directUrl !== undefined;
   const client = postgres(url, {
     max: 10,
     onnotice: () => {},
     // A server that went away is said in seconds, not after the driver's 30 s: requests answer
     // 503 database_unavailable and pages say so instead of hanging (docs/operations.md#during-a-database-outage).
     connect_timeout: CONNECT_TIMEOUT_SECONDS,
-    // No list, page or stream opening waits on one statement for ever.
-    connection: { statement_timeout: readStatementTimeoutMs() },
+    // No list, page or stream opening waits on one statement for ever. A pooler refuses this at
+    // connect (PgBouncer: "unsupported startup parameter"): behind one, the role or database sets it.
+    ...(pooled ? { prepare: false } : { connection: { statement_timeout: readStatementTimeoutMs() } }),
     ...(onQuery ? { debug: (_connection: number, query: string) => onQuery(query) } : {}),
   });
-  const db = drizzlePostgres(prepareEveryStatement(client), { schema });
+  // Behind a pooler in transaction mode, consecutive statements may reach different server
+  // sessions, where a statement prepared on another does not exist.
+  const db = drizzlePostgres(pooled ? client : prepareEveryStatement(client), { schema });
+  // LISTEN holds a session: through a pooler in transaction mode it would hear nothing.
+  const listener = pooled
+    ? postgres(directUrl, { max: 1, onnotice: () => {}, connect_timeout: CONNECT_TIMEOUT_SECONDS })
+    : client;
   return {
     db: db as unknown as Db,
     driver: "postgres",
     listen: async (channel, onPayload, onListening) => {
-      const subscription = await client.listen(channel, onPayload, onListening);
+      const subscription = await listener.listen(channel, onPayload, onListening);
       return () => subscription.unlisten();
     },
-    close: () => client.end({ timeout: 5 }),
+    close: async () => {
+      await client.end({ timeout: 5 });
+      if (listener !== client) await listener.end({ timeout: 5 });
+    },
   };
 }
 
 /** Where this process keeps its database, from the environment (docs/configuration.md). */
 export function databaseOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): OpenDatabaseOptions {
-  if (env.DATABASE_URL) return { url: env.DATABASE_URL };
+  if (env.DATABASE_URL) {
+    return {
+      url: env.DATABASE_URL,
+      ...(env.DATABASE_DIRECT_URL ? { directUrl: env.DATABASE_DIRECT_URL } : {}),
+    };
+  }
   return { dataDir: env.PGLITE_DATA_DIR || DEFAULT_PGLITE_DATA_DIR };
 }

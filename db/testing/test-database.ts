@@ -6,7 +6,8 @@ import { type DatabaseHandle, MIGRATIONS_FOLDER, openDatabase } from "../client"
 
 /**
  * A fresh, migrated database for one test file: in-memory PGlite by default, or
- * a new database on the server named by `TEST_DATABASE_URL` (dropped on close),
+ * a new database on the server named by `TEST_DATABASE_URL` (dropped on close, and reached
+ * through the pooler named by `TEST_POOLER_URL` when there is one),
  * so test files never share state or race on migrations. On a server the
  * handle carries the database's `url`.
  *
@@ -24,7 +25,12 @@ export async function openTestDatabase(): Promise<DatabaseHandle & { url?: strin
   const template = await ensureMigratedTemplate(admin, serverUrl);
   await admin.unsafe(`create database "${databaseName}" template "${template}"`);
   const url = databaseUrl(serverUrl, databaseName);
-  const handle = await openDatabase({ url });
+  // TEST_POOLER_URL: a PgBouncer in transaction mode in front of the same server; the handle's
+  // statements go through it, its migrations and LISTEN straight to the server (.ci/run).
+  const poolerUrl = process.env.TEST_POOLER_URL;
+  const handle = await openDatabase(
+    poolerUrl ? { url: databaseUrl(poolerUrl, databaseName), directUrl: url } : { url },
+  );
   return {
     ...handle,
     // Another "instance" opens the same database with it (multi-instance tests).
@@ -38,7 +44,11 @@ export async function openTestDatabase(): Promise<DatabaseHandle & { url?: strin
 }
 
 /** Which driver the database tests run on, for test names. */
-export const testDriverName = process.env.TEST_DATABASE_URL ? "postgres" : "pglite";
+export const testDriverName = process.env.TEST_DATABASE_URL
+  ? process.env.TEST_POOLER_URL
+    ? "postgres behind a pooler"
+    : "postgres"
+  : "pglite";
 
 function databaseUrl(serverUrl: string, databaseName: string): string {
   const url = new URL(serverUrl);
