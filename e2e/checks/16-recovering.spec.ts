@@ -11,8 +11,8 @@ import { type ProductionServer, signInOverApi, startProductionServer } from "../
 // taking runs over (so the page can be seen saying so), one takes the run over.
 // The wave's reads take 20 s, and the run page's code is loaded before the run starts, so the page
 // shows them running well before they end. On a busy machine a cold first page load once outlasted
-// the reads and the run completed before the kill: now the server's own view is checked just before
-// it dies, so a run that ended first fails here, naming why. The run that takes over reads them again.
+// the reads and the run completed before the kill: the server's own view is checked just before it
+// dies, so a run that ended first fails here, naming why. The run that takes over reads them again.
 test.setTimeout(360_000);
 
 const SLOW_WAVE = {
@@ -55,8 +55,8 @@ test("a run whose server dies mid-wave shows Recovering…, then completes, with
     await page.goto(`/runs/${runId}`);
     const run = new RunPage(page);
     await run.expectCallState(1, "slow_scan", 0, "running");
-    const beforeKill = await getView(context.request, runId);
-    expect(beforeKill.status, "the wave must still be running when its server dies").toBe("RUNNING");
+    const statusBeforeKill = (await getView(context.request, runId)).status;
+    expect(statusBeforeKill, "the wave must still be running when its server dies").toBe("RUNNING");
 
     await server.kill();
     server = await startProductionServer({

@@ -74,14 +74,24 @@ export async function startProductionServer(
   child.stderr?.on("data", (chunk) => {
     stderr += String(chunk);
   });
+  // A server that dies when nobody stopped it says why: its last words go to the test's output.
+  let isStopping = false;
+  child.once("exit", (code, signal) => {
+    if (isStopping) return;
+    process.stderr.write(
+      `next start on port ${port} exited by itself (${signal ?? `code ${code}`}); the end of its stderr:\n${stderr.slice(-4_000)}\n`,
+    );
+  });
   try {
     await waitForPort(port, child, STEP_BUDGET_MS.serverStart);
   } catch (error) {
+    isStopping = true;
     child.kill("SIGKILL");
     throw new Error(`${String(error)}\n${stderr}`);
   }
   const ended = (signal: NodeJS.Signals) =>
     new Promise<void>((resolve) => {
+      isStopping = true;
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once("exit", () => resolve());
       child.kill(signal);
