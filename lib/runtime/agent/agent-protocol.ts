@@ -47,11 +47,7 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
   // A run's scenario never changes: decoded once per run (of the most recent ones), not at every request.
   const scenarios = new Map<string, Scenario | null>();
   function scenarioOf(run: RunRecord): Scenario | null {
-    if (!scenarios.has(run.id)) {
-      scenarios.set(run.id, safeScenario(run));
-      const oldest = scenarios.keys().next().value;
-      if (scenarios.size > 1_000 && oldest !== undefined) scenarios.delete(oldest);
-    }
+    if (!scenarios.has(run.id)) rememberRecent(scenarios, run.id, safeScenario(run));
     return scenarios.get(run.id) ?? null;
   }
 
@@ -368,10 +364,7 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
     const at = now();
     const until = new Date(at + releaseLeaseMsOf(scenario)).toISOString();
     await mailbox.renewLeases(runId, until);
-    renewedAt.delete(runId);
-    renewedAt.set(runId, at);
-    const oldest = renewedAt.keys().next().value;
-    if (renewedAt.size > 1_000 && oldest !== undefined) renewedAt.delete(oldest);
+    rememberRecent(renewedAt, runId, at);
     return until;
   }
 
@@ -397,6 +390,14 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
 }
 
 export type AgentProtocol = ReturnType<typeof createAgentProtocol>;
+
+/** Sets `key` as the newest entry of `map`, which keeps the 1,000 most recent runs' entries. */
+function rememberRecent<T>(map: Map<string, T>, key: string, value: T): void {
+  map.delete(key);
+  map.set(key, value);
+  const oldest = map.keys().next().value;
+  if (map.size > 1_000 && oldest !== undefined) map.delete(oldest);
+}
 
 function releaseLeaseMsOf(scenario: Scenario): number {
   return scenario.model.kind === "agent" ? scenario.model.releaseLeaseSeconds * 1_000 : 60_000;

@@ -95,13 +95,11 @@ export function createInboxFeeds(service: Pick<RunService, "listInbox" | "subscr
       follower.fail();
       return () => {};
     }
-    followed.followers.set(follower, { lastSent: null });
     // A feed that is following the runs holds the current page: a new stream starts from it.
-    if (followed.latest) {
-      follower.page(JSON.stringify(followed.latest));
-      const state = followed.followers.get(follower);
-      if (state) state.lastSent = followed.latest;
-    }
+    // Before its first page, the stream is sent that page whole when it comes.
+    const { latest } = followed;
+    if (latest) follower.page(JSON.stringify(latest));
+    followed.followers.set(follower, { lastSent: latest });
     return () => {
       followed.followers.delete(follower);
       if (followed.followers.size === 0 && feeds.get(key) === followed) {
