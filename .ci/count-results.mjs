@@ -6,13 +6,29 @@ import path from "node:path";
 const [logDir, checksFile] = process.argv.slice(2);
 let passed = 0;
 
-// The summary names each failure: a count alone leaves the next person to dig through the log.
+// The summary names each failure and the first lines of why: a count alone leaves the next person
+// to dig through the log, and only the end of a long log is sometimes kept.
+const WHY_LINES = 8;
+
+function firstLines(message) {
+  return String(message ?? "")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the colours of a terminal report
+    .replace(/\u001b\[[0-9;]*m/g, "")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .slice(0, WHY_LINES)
+    .map((line) => `      ${line.slice(0, 200)}`)
+    .join("\n");
+}
+
 function failedPlaywrightTests(report) {
   const names = [];
   const visit = (suite, file) => {
     for (const spec of suite.specs ?? []) {
-      const failedRun = spec.tests.some((test) => test.status === "unexpected");
-      if (failedRun) names.push(`${spec.file ?? file} › ${spec.title}`);
+      const failedTests = spec.tests.filter((test) => test.status === "unexpected");
+      if (failedTests.length === 0) continue;
+      const error = failedTests.flatMap((test) => test.results ?? []).find((result) => result.error)?.error;
+      names.push(`${spec.file ?? file} › ${spec.title}\n${firstLines(error?.message)}`);
     }
     for (const child of suite.suites ?? []) visit(child, suite.file ?? file);
   };
@@ -26,9 +42,9 @@ function failedVitestTests(report) {
     const tests = (file.assertionResults ?? []).filter((test) => test.status === "failed");
     // A file that failed outside its tests (a hook, an import) has no failed test to name.
     if (tests.length === 0 && file.status === "failed") {
-      return [`${name} › ${String(file.message ?? "").split("\n")[0]}`];
+      return [`${name}\n${firstLines(file.message)}`];
     }
-    return tests.map((test) => `${name} › ${test.fullName}`);
+    return tests.map((test) => `${name} › ${test.fullName}\n${firstLines(test.failureMessages?.[0])}`);
   });
 }
 let failed = 0;
