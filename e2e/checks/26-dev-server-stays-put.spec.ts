@@ -15,7 +15,11 @@ import { copyProject } from "../support/copy-project";
 // sign-in page are watched, files are created and rewritten in the database folder every second.
 // One document each, no recompiles, no second fetch of either page.
 test.skip(!!process.env.DATABASE_URL, "once is enough: the development server runs on the embedded database");
-test.setTimeout(600_000);
+// A development server compiles each route on its first request: in a whole e2e run on an idle 2-core
+// machine this spec took 398 s, and beside CI's CPU hog it ran out of a 600 s budget. The budgets are
+// for a first compile on a loaded machine; what the spec asserts does not depend on time.
+const FIRST_COMPILE_MS = 300_000;
+test.setTimeout(1_200_000);
 
 const ADMIN = { email: "admin@dev-server.test", password: "dev-server-password" };
 const WATCH_MS = 8_000;
@@ -63,7 +67,9 @@ test("the development server serves a run's page once, however the run and its d
     stream?.on("data", (chunk: Buffer) => lines.push(...chunk.toString().split("\n").filter(Boolean)));
   }
   try {
-    await expect.poll(() => lines.some((line) => line.includes("Ready in")), { timeout: 120_000 }).toBe(true);
+    await expect
+      .poll(() => lines.some((line) => line.includes("Ready in")), { timeout: FIRST_COMPILE_MS })
+      .toBe(true);
 
     // The first request is an API call: sign in, then start a run that keeps writing events.
     const signIn = await fetch(`${base}/api/auth/sign-in/email`, {
@@ -137,16 +143,18 @@ test("the development server serves a run's page once, however the run and its d
       return page;
     };
     const runPage = watch(await context.newPage());
-    await runPage.goto(`/runs/${runId}`, { timeout: 180_000 });
+    await runPage.goto(`/runs/${runId}`, { timeout: FIRST_COMPILE_MS });
     const stranger = await browser.newContext({ baseURL: base, storageState: noSignIn });
     const signInPage = watch(await stranger.newPage());
-    await signInPage.goto("/sign-in", { timeout: 180_000 });
+    await signInPage.goto("/sign-in", { timeout: FIRST_COMPILE_MS });
     await viewCompiled;
     // The MCP write happened: the memory server's file is there.
     await expect.poll(() => existsSync(memoryFile), { timeout: 60_000 }).toBe(true);
 
     const folder = path.join(project, ".data", "pglite");
-    await expect.poll(async () => (await view()).status, { timeout: 120_000 }).toBe("WAITING_FOR_APPROVAL");
+    await expect
+      .poll(async () => (await view()).status, { timeout: FIRST_COMPILE_MS })
+      .toBe("WAITING_FOR_APPROVAL");
     const waiting = await view();
     const approved = await api("POST", `/api/runs/${runId}/decision`, {
       approve: true,
