@@ -18,6 +18,7 @@ const item = (runId: string, gates: number[] = [0], stepIndex = 0): InboxItem =>
       batchIndex,
     })),
   },
+  barrierRule: null,
   unreadable: null,
 });
 

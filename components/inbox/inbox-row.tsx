@@ -124,6 +124,12 @@ export function InboxRow({
           </>
         )}
         {item.startedBy && <> · started by {item.startedBy}</>}
+        {item.barrierRule && (
+          <>
+            {" "}
+            · gated by policy rule <code>{item.barrierRule}</code>
+          </>
+        )}
       </p>
       {outcome && (
         <p className="inbox-outcome" role="status">
@@ -178,7 +184,8 @@ export function InboxRow({
               Approve all {gates.length} gates
             </button>
           )}
-          {pending?.calls[0] && !needsSeveralApprovers(pending) && (
+          {/* A call a policy rule gated stays the rule's: no grant to offer (the run page's form hides too). */}
+          {pending?.calls[0] && !needsSeveralApprovers(pending) && !item.barrierRule && (
             <label className="checkbox">
               <input
                 type="checkbox"

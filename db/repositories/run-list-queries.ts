@@ -37,6 +37,8 @@ export async function listWaitingRuns(
       schemaVersion: sql<unknown>`${runs.state}->'schemaVersion'`,
       stepIndex: sql<unknown>`${runs.state}->'stepIndex'`,
       pending: sql<unknown>`${runs.state}->'pending'`,
+      // The policy rule that gated the barrier (the pending turn's first call), if one did.
+      barrierRule: sql<unknown>`${runs.state}->'calls'->((${runs.state}->'pending'->'calls'->0->>'batchIndex')::int)->'policy'->>'rule'`,
     })
     .from(runs)
     .where(and(waitingRunsMatching(filter), afterRow(runs.waitingSince, runs.id, page.after, direction)))

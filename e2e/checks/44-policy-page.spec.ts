@@ -28,6 +28,9 @@ const POLICY = `rules:
     when: has(call.arguments.path) && call.arguments.path.startsWith("e2e44-quorum/")
     effect: require
     quorum: 2
+  - name: e2e44-one-approver
+    when: has(call.arguments.path) && call.arguments.path.startsWith("e2e44-ruled/")
+    effect: require
 `;
 
 /** A run that writes one file (gated by write_file's declaration unless a policy says otherwise), then finishes. */
@@ -185,9 +188,13 @@ test("a two-approver gate is approved by two people in two browsers", async ({
   const published = await request.post("/api/policies", { data: { document: POLICY, mode: "live" } });
   expect(published.status(), await published.text()).toBe(201);
   const runId = await startRunOverApi(request, writeScenario("e2e44 quorum", "e2e44-quorum/plan.md"));
-  await expect
-    .poll(() => statusOf(request, runId), { timeout: OUTCOME_TIMEOUT })
-    .toBe("WAITING_FOR_APPROVAL");
+  // One approver decides this one, but the gate is the rule's: approving it grants nothing.
+  const ruledId = await startRunOverApi(request, writeScenario("e2e44 ruled", "e2e44-ruled/plan.md"));
+  for (const waiting of [runId, ruledId]) {
+    await expect
+      .poll(() => statusOf(request, waiting), { timeout: OUTCOME_TIMEOUT })
+      .toBe("WAITING_FOR_APPROVAL");
+  }
 
   const ana = await signedIn(browser, baseURL, APPROVERS[0]);
   const bo = await signedIn(browser, baseURL, APPROVERS[1]);
@@ -199,6 +206,15 @@ test("a two-approver gate is approved by two people in two browsers", async ({
     await expect(
       ana.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Policy" }),
     ).toHaveCount(0);
+
+    // The inbox names the rule that gated a write, and offers no "always allow" for it.
+    await ana.page.goto("/inbox");
+    const ruledRow = ana.page
+      .getByRole("list", { name: "Waiting runs" })
+      .getByRole("listitem", { name: /^e2e44 ruled:/ });
+    await expect(ruledRow).toContainText("gated by policy rule e2e44-one-approver");
+    await expect(ruledRow.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
+    await expect(ruledRow.getByRole("checkbox", { name: /Always allow/ })).toHaveCount(0);
 
     await ana.page.goto(`/runs/${runId}`);
     const anaRun = new RunPage(ana.page);
@@ -213,6 +229,8 @@ test("a two-approver gate is approved by two people in two browsers", async ({
     await boRun.approve();
     await boRun.expectStatus(/Completed/i, OUTCOME_TIMEOUT);
     await anaRun.expectStatus(/Completed/i, OUTCOME_TIMEOUT);
+    // Nothing of this spec is left waiting in the lane's inbox.
+    await approveOverApi(request, ruledId);
   } finally {
     await ana.context.close();
     await bo.context.close();

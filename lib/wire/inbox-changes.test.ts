@@ -9,6 +9,7 @@ const item = (runId: string, turnDigest = "a".repeat(64)): InboxItem => ({
   waitingSince: "2026-11-30T08:00:00.000Z",
   stepIndex: 0,
   pending: { turnDigest, calls: [{ id: "c", name: "write_file", arguments: "{}", batchIndex: 0 }] },
+  barrierRule: null,
   unreadable: null,
 });
 const page = (items: InboxItem[], total = items.length, nextCursor: string | null = null): InboxPage => ({

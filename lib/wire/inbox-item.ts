@@ -10,6 +10,11 @@ export interface InboxItem {
   waitingSince: string | null;
   stepIndex: number | null;
   pending: PendingTurn | null;
+  /**
+   * The policy rule that gated the barrier (docs/policies.md#how-a-call-is-decided), else null:
+   * the call stays the rule's, so approving it grants nothing for later calls.
+   */
+  barrierRule: string | null;
   /** Why the pending turn cannot be shown (its state does not decode), else null. */
   unreadable: string | null;
 }

@@ -2,6 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/db/client";
 import { runs } from "@/db/schema";
+import { publishPolicy } from "@/lib/server/policies/policies";
 import type { RunService } from "@/lib/server/runs/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { setUpRouteTests } from "@/lib/server/testing/route-tests";
@@ -155,5 +156,38 @@ describe("GET /api/inbox filters and orders", () => {
     await Promise.all([literal.settled, lookalike.settled]);
     const body = (await (await get(`?q=${encodeURIComponent(`${tag} 100%_`)}`)).json()) as InboxPage;
     expect(body.items.map((item) => item.runId)).toEqual([literal.runId]);
+  });
+});
+
+describe("GET /api/inbox and policy rules", () => {
+  it("names the policy rule that gated a run's barrier, and null where the tool's own declaration did", async () => {
+    await publishPolicy(
+      handle.db,
+      { id: "user-admin", name: "Admin" },
+      {
+        document: `rules:
+  - name: ruled-writes
+    when: call.name == "write_file" && call.arguments.path == "ruled.txt"
+    effect: require
+`,
+        mode: "live",
+      },
+    );
+    const [declared] = await startWaiting(1);
+    const ruled = await service.startRun(
+      buildScenario({
+        name: "ruled",
+        model: {
+          kind: "scripted",
+          turns: [{ calls: [{ name: "write_file", arguments: { path: "ruled.txt", content: "R" } }] }],
+        },
+      }),
+    );
+    expect(await ruled.settled).toBe("WAITING_FOR_APPROVAL");
+
+    const body = (await (await get("?limit=100")).json()) as InboxPage;
+    const ruleOf = (runId: string | undefined) => body.items.find((item) => item.runId === runId)?.barrierRule;
+    expect(ruleOf(ruled.runId)).toBe("ruled-writes");
+    expect(ruleOf(declared)).toBeNull();
   });
 });

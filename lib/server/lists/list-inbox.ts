@@ -34,10 +34,11 @@ export async function listInbox(
     };
     try {
       const { stepIndex, pending } = decodePendingOfState(row.id, row);
-      return { ...base, stepIndex, pending, unreadable: null };
+      const barrierRule = typeof row.barrierRule === "string" ? row.barrierRule : null;
+      return { ...base, stepIndex, pending, barrierRule, unreadable: null };
     } catch (error) {
       if (!UnreadableStateError.isInstance(error)) throw error;
-      return { ...base, stepIndex: null, pending: null, unreadable: error.message };
+      return { ...base, stepIndex: null, pending: null, barrierRule: null, unreadable: error.message };
     }
   });
   const last = rows.length > limit ? rows[limit - 1] : undefined;

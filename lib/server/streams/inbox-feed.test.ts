@@ -11,6 +11,7 @@ const item = (runId: string): InboxItem => ({
   waitingSince: "2026-12-02T00:00:00.000Z",
   stepIndex: 0,
   pending: null,
+  barrierRule: null,
   unreadable: null,
 });
 const pageOf = (...runIds: string[]): InboxPage => ({
