@@ -9,15 +9,17 @@ import { type ProductionServer, signInOverApi, startProductionServer } from "../
 
 // Three servers in turn on one port and one database: one dies mid-wave, one comes back without
 // taking runs over (so the page can be seen saying so), one takes the run over.
-// The wave's reads take 20 s, and the run page's code is loaded before the run starts, so the page
-// shows them running well before they end. On a busy machine a cold first page load once outlasted
-// the reads and the run completed before the kill: the server's own view is checked just before it
-// dies, so a run that ended first fails here, naming why. The run that takes over reads them again.
+// The wave's reads take 30 s, and the code of the run page and of the routes it calls is loaded
+// before the run starts, so the page shows them running well before they end. Beside CI's CPU hog a
+// cold first page load (the page, then its view and event routes, each loaded on first request)
+// outlasted 20 s reads and the run completed before the kill: the server's own view is checked just
+// before it dies, so a run that ended first fails here, naming why. The run that takes over reads
+// them again.
 test.setTimeout(360_000);
 
 const SLOW_WAVE = {
   name: "a wave whose server dies",
-  tools: [slowReadTool(20_000)],
+  tools: [slowReadTool(30_000)],
   model: {
     kind: "scripted",
     turns: [
@@ -48,10 +50,14 @@ test("a run whose server dies mid-wave shows Recovering…, then completes, with
   });
   try {
     await signInOverApi(context.request, server.baseURL);
-    // A fresh `next start` loads a route's code on its first request: that happens now, not while the wave runs.
-    await context.request.get(`/runs/${crypto.randomUUID()}`);
-    const runId = await startRunOverApi(context.request, SLOW_WAVE);
+    // A fresh `next start` loads a route's code on its first request: that happens now, not while
+    // the wave runs; and the browser has the page's scripts already.
     const page = await context.newPage();
+    const nobody = crypto.randomUUID();
+    await page.goto(`/runs/${nobody}`);
+    for (const route of ["view", "events", "report"])
+      await context.request.get(`/api/runs/${nobody}/${route}`);
+    const runId = await startRunOverApi(context.request, SLOW_WAVE);
     await page.goto(`/runs/${runId}`);
     const run = new RunPage(page);
     await run.expectCallState(1, "slow_scan", 0, "running");
