@@ -11,14 +11,16 @@ let passed = 0;
 const WHY_LINES = 8;
 
 function firstLines(message) {
-  return String(message ?? "")
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the colours of a terminal report
-    .replace(/\u001b\[[0-9;]*m/g, "")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .slice(0, WHY_LINES)
-    .map((line) => `      ${line.slice(0, 200)}`)
-    .join("\n");
+  return (
+    String(message ?? "")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the colours of a terminal report
+      .replace(/\u001b\[[0-9;]*m/g, "")
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .slice(0, WHY_LINES)
+      .map((line) => `      ${line.slice(0, 200)}`)
+      .join("\n")
+  );
 }
 
 function failedPlaywrightTests(report) {

@@ -186,7 +186,8 @@ describe("GET /api/inbox and policy rules", () => {
     expect(await ruled.settled).toBe("WAITING_FOR_APPROVAL");
 
     const body = (await (await get("?limit=100")).json()) as InboxPage;
-    const ruleOf = (runId: string | undefined) => body.items.find((item) => item.runId === runId)?.barrierRule;
+    const ruleOf = (runId: string | undefined) =>
+      body.items.find((item) => item.runId === runId)?.barrierRule;
     expect(ruleOf(ruled.runId)).toBe("ruled-writes");
     expect(ruleOf(declared)).toBeNull();
   });
