@@ -16,6 +16,14 @@ const startedByNameHead = sql<
 >`left(${runs.startedByName}, ${sql.raw(String(NAME_HEAD_LENGTH))})`;
 
 /**
+ * The policy rule that gated the barrier (the pending turn's first call), if one did. The index is
+ * checked before the cast: a state that does not decode is listed as unreadable, never an error.
+ */
+const barrierIndex = sql`(${runs.state}->'pending'->'calls'->0->>'batchIndex')`;
+const barrierRuleOfState = sql<unknown>`case when ${barrierIndex} ~ '^[0-9]{1,9}$'
+  then ${runs.state}->'calls'->(${barrierIndex}::int)->'policy'->>'rule' end`;
+
+/**
  * A page of the runs waiting for a decision in waiting-time order (then by
  * id), after `after` (keyset: no offset to scan past): only what the inbox
  * shows, the pending turn taken out of the stored state by the database.
@@ -37,8 +45,7 @@ export async function listWaitingRuns(
       schemaVersion: sql<unknown>`${runs.state}->'schemaVersion'`,
       stepIndex: sql<unknown>`${runs.state}->'stepIndex'`,
       pending: sql<unknown>`${runs.state}->'pending'`,
-      // The policy rule that gated the barrier (the pending turn's first call), if one did.
-      barrierRule: sql<unknown>`${runs.state}->'calls'->((${runs.state}->'pending'->'calls'->0->>'batchIndex')::int)->'policy'->>'rule'`,
+      barrierRule: barrierRuleOfState,
     })
     .from(runs)
     .where(and(waitingRunsMatching(filter), afterRow(runs.waitingSince, runs.id, page.after, direction)))

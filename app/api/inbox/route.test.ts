@@ -1,4 +1,4 @@
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/db/client";
 import { runs } from "@/db/schema";
@@ -190,5 +190,18 @@ describe("GET /api/inbox and policy rules", () => {
       body.items.find((item) => item.runId === runId)?.barrierRule;
     expect(ruleOf(ruled.runId)).toBe("ruled-writes");
     expect(ruleOf(declared)).toBeNull();
+  });
+
+  it("still lists a run whose stored barrier index is not a number, as unreadable", async () => {
+    const [corrupt] = await startWaiting(1);
+    if (!corrupt) throw new Error("no run");
+    await handle.db.execute(
+      sql`update runs set state = jsonb_set(state, '{pending,calls,0,batchIndex}', '"x"') where id = ${corrupt}`,
+    );
+    const response = await get("?limit=100");
+    expect(response.status).toBe(200);
+    const item = ((await response.json()) as InboxPage).items.find((entry) => entry.runId === corrupt);
+    expect(item?.unreadable).toEqual(expect.any(String));
+    expect(item?.barrierRule).toBeNull();
   });
 });
