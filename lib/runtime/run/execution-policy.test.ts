@@ -2,14 +2,18 @@ import { describe, expect, it } from "vitest";
 import { SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { runScenarioHeadless } from "../host/run-scenario-headless";
 import { createMemoryRunHost } from "../testing/memory-run-host";
-import { buildScenario } from "../testing/scenario-harness";
+import { buildScenario, withToolDelaysAtMost } from "../testing/scenario-harness";
 
 async function runUnder(presetId: string, executionPolicy: "barriers" | "legacy") {
   const preset = SCENARIO_PRESETS.find((candidate) => candidate.id === presetId);
   if (!preset) throw new Error(`no preset ${presetId}`);
   return runScenarioHeadless(
     createMemoryRunHost(),
-    buildScenario({ ...(preset.scenario as Record<string, unknown>), executionPolicy } as never),
+    // What is counted never depends on how long a tool takes; the slow preset's 1.5 s calls would make
+    // this file take 10 s.
+    buildScenario(
+      withToolDelaysAtMost({ ...(preset.scenario as Record<string, unknown>), executionPolicy } as never, 20),
+    ),
   );
 }
 

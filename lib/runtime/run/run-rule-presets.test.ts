@@ -4,7 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCENARIO_PRESETS } from "@/lib/scenarios/scenario-presets";
 import { runScenarioHeadless } from "../host/run-scenario-headless";
 import { validateScenario } from "../scenario/parse-scenario";
-import { type MemoryHarness, openMemoryHarness } from "../testing/scenario-harness";
+import {
+  buildScenario,
+  type MemoryHarness,
+  openMemoryHarness,
+  withToolDelaysAtMost,
+} from "../testing/scenario-harness";
 import type { RunReport } from "../view/run-report";
 
 let harness: MemoryHarness;
@@ -285,7 +290,11 @@ describe(`scenario presets (in memory)`, () => {
   )("%s parses, runs headless to COMPLETED and shows what it promises", async (id, preset) => {
     const validation = validateScenario(preset.scenario);
     if (!validation.ok) throw new Error(`${id}: ${JSON.stringify(validation.issues)}`);
-    const report = await runScenarioHeadless(harness.host, validation.scenario);
+    // How long a tool takes never changes what the runtime decides; the slow preset runs quickened.
+    const report = await runScenarioHeadless(
+      harness.host,
+      buildScenario(withToolDelaysAtMost(preset.scenario as never, 20)),
+    );
     expect(report).toMatchObject({ status: "COMPLETED", error: null, pending: null });
     expect(report.name).toBe(validation.scenario.name);
     expect(report.steps.at(-1)?.calls).toMatchObject([{ name: "finish", status: "ok" }]);

@@ -40,3 +40,19 @@ export function buildScenario(input: ScenarioInput): Scenario {
   if (!result.ok) throw new Error(JSON.stringify(result.issues));
   return result.scenario;
 }
+
+/**
+ * The scenario with no tool slower than `maxDelayMs`: a preset made slow for people to watch (1.5 s a
+ * call) tests the same plans, waves and outcomes in a fraction of the time, since what the runtime
+ * decides never depends on how long a tool takes.
+ */
+export function withToolDelaysAtMost<T extends ScenarioInput>(input: T, maxDelayMs: number): T {
+  const tools = (input as { tools?: Array<{ delayMs?: number }> }).tools;
+  if (!tools) return input;
+  return {
+    ...input,
+    tools: tools.map((tool) =>
+      tool.delayMs === undefined ? tool : { ...tool, delayMs: Math.min(tool.delayMs, maxDelayMs) },
+    ),
+  };
+}

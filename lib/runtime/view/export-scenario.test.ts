@@ -5,7 +5,7 @@ import { decodeStoredScenario } from "../host/stored-scenarios";
 import { validateScenario } from "../scenario/parse-scenario";
 import type { Scenario } from "../scenario/scenario-schema";
 import { createMemoryRunHost } from "../testing/memory-run-host";
-import { buildScenario } from "../testing/scenario-harness";
+import { buildScenario, withToolDelaysAtMost } from "../testing/scenario-harness";
 import { exportRunAsScenario } from "./export-scenario";
 import type { RunReport } from "./run-report";
 
@@ -64,7 +64,10 @@ describe("record and replay", () => {
       return scenario.model?.kind === "scripted" && (scenario.mcpServers ?? []).length === 0;
     }),
   )("replays $id exactly: the same plans, segments and outcomes", async (preset) => {
-    const { recorded, replayed, exported } = await recordAndReplay(buildScenario(preset.scenario as never));
+    // How long a tool takes never changes a plan or an outcome; the slow preset runs quickened.
+    const { recorded, replayed, exported } = await recordAndReplay(
+      buildScenario(withToolDelaysAtMost(preset.scenario as never, 20)),
+    );
     expect(behaviourOf(replayed)).toEqual(behaviourOf(recorded));
     expect(exported.notes).toEqual([]);
     expect(exported.scenario.name).toBe(`${recorded.name} (replay)`);
