@@ -53,7 +53,7 @@ export function RunsList({ page, query }: { page: RunListPage; query: RunListQue
           ? isFiltered
             ? "No run matches."
             : "No runs yet: start one in the playground."
-          : `${page.total} run${page.total === 1 ? "" : "s"}${isFiltered ? " match" : ""}, newest first.`}
+          : `${page.totalCapped ? "More than " : ""}${page.total.toLocaleString("en")} run${page.total === 1 ? "" : "s"}${isFiltered ? " match" : ""}, newest first.`}
       </p>
       {page.items.length > 0 && (
         <table className="list-table stack-on-phone">

@@ -102,9 +102,18 @@ export async function listRuns(
     .limit(page.limit);
 }
 
-/** How many runs match the filter. */
-export async function countRuns(db: Db, filter: RunListFilter = {}): Promise<number> {
-  const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(runs).where(runsMatching(filter));
+/**
+ * How many runs match the filter, counting no further than `upTo`: a count of every row grows with
+ * the table (33 ms at 200,000 runs, where the page itself takes 0.2 ms), a bounded one does not.
+ */
+export async function countRuns(db: Db, filter: RunListFilter, upTo: number): Promise<number> {
+  const matching = db
+    .select({ one: sql`1` })
+    .from(runs)
+    .where(runsMatching(filter))
+    .limit(upTo)
+    .as("matching");
+  const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(matching);
   return Number(row?.count ?? 0);
 }
 

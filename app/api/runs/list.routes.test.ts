@@ -1,5 +1,6 @@
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { RunListPage } from "@/lib/server/lists/list-runs";
+import { RUN_COUNT_LIMIT, type RunListPage } from "@/lib/server/lists/list-runs";
 import type { RunService } from "@/lib/server/runs/run-service";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { setUpRouteTests } from "@/lib/server/testing/route-tests";
@@ -46,7 +47,7 @@ describe("GET /api/runs lists every run", () => {
     for (let page = 0; page < 10; page += 1) {
       const { status, body } = await list(`?q=${tag}&limit=2${after}`);
       expect(status).toBe(200);
-      expect((body as RunListPage).total).toBe(5);
+      expect(body as RunListPage).toMatchObject({ total: 5, totalCapped: false });
       seen.push(...(body as RunListPage).items);
       if (!body.nextCursor) break;
       after = `&after=${encodeURIComponent(body.nextCursor)}`;
@@ -92,5 +93,29 @@ describe("GET /api/runs lists every run", () => {
     const { status, body } = await list(query);
     expect(status).toBe(400);
     expect(body.error.message).toContain(message);
+  });
+});
+
+describe("GET /api/runs on a long history", () => {
+  it("counts up to 10,000 and says more match, while the page and its cursor go on", async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    // Written straight to the table, a day apart, older than any run the other tests start.
+    await setup.handle.db.execute(sql`
+      insert into runs (id, name, status, scenario, limits, created_at, finished_at)
+      select gen_random_uuid(), ${`${tag} old `} || n, 'COMPLETED', '{}', '{}',
+             now() - make_interval(days => 1000 + n), now() - make_interval(days => 1000 + n)
+      from generate_series(1, ${RUN_COUNT_LIMIT + 2}::int) as n`);
+    const first = (await list(`?q=${tag}&limit=1`)).body as RunListPage;
+    expect(first).toMatchObject({ total: RUN_COUNT_LIMIT, totalCapped: true });
+    expect(first.items.map((run) => run.name)).toEqual([`${tag} old 1`]);
+    const second = (await list(`?q=${tag}&limit=1&after=${encodeURIComponent(first.nextCursor ?? "")}`))
+      .body as RunListPage;
+    expect(second.items.map((run) => run.name)).toEqual([`${tag} old 2`]);
+    // Exactly the limit is a count, not "more than".
+    await setup.handle.db.execute(sql`delete from runs where name in (${`${tag} old 1`}, ${`${tag} old 2`})`);
+    expect((await list(`?q=${tag}&limit=1`)).body).toMatchObject({
+      total: RUN_COUNT_LIMIT,
+      totalCapped: false,
+    });
   });
 });

@@ -28,7 +28,8 @@ export const POST = handleRoute({ role: "operator" }, async (request: Request, _
 });
 
 /**
- * Every run, newest first: `{ items, total, nextCursor }`, each with its
+ * Every run, newest first: `{ items, total, totalCapped, nextCursor }` (`total` counts up to
+ * 10,000; `totalCapped` says more match), each with its
  * status, who started it and when, its steps and completions. `?status=`,
  * `?q=` (part of its name or its starter's, or the start of its id),
  * `?limit=` (1–200, default 50), `?after=<nextCursor>`.

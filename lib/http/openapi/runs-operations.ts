@@ -44,7 +44,12 @@ export const RUNS_OPERATIONS: ApiOperation[] = [
     summary: "List runs, newest first (archived ones only when asked)",
     role: "viewer",
     query: runListQuerySchema,
-    responses: { 200: { description: "`{ items, total, nextCursor }`" } },
+    responses: {
+      200: {
+        description:
+          "`{ items, total, totalCapped, nextCursor }`: `total` counts the matches up to 10,000, and `totalCapped` is true when more match",
+      },
+    },
   },
   {
     method: "GET",

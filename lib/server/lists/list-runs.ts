@@ -19,10 +19,16 @@ export interface RunListItem {
   completions: number;
 }
 
+/** The runs list counts its matches up to this many; beyond it, it says "more than". */
+export const RUN_COUNT_LIMIT = 10_000;
+
 /** A page of the runs list: newest first, how many match, and where the next page starts. */
 export interface RunListPage {
   items: RunListItem[];
+  /** How many runs match, up to {@link RUN_COUNT_LIMIT}. */
   total: number;
+  /** More runs than `total` match: counting stopped there, so a first page costs the same at any size. */
+  totalCapped: boolean;
   nextCursor: string | null;
 }
 
@@ -33,7 +39,7 @@ export async function listRunsPage(
 ): Promise<RunListPage> {
   const [rows, total] = await Promise.all([
     listRuns(db, { limit: page.limit + 1, after: page.after, filter: page.filter }),
-    countRuns(db, page.filter),
+    countRuns(db, page.filter, RUN_COUNT_LIMIT + 1),
   ]);
   const last = rows.length > page.limit ? rows[page.limit - 1] : undefined;
   return {
@@ -48,7 +54,8 @@ export async function listRunsPage(
       steps: Number(row.steps),
       completions: row.modelCalls,
     })),
-    total,
+    total: Math.min(total, RUN_COUNT_LIMIT),
+    totalCapped: total > RUN_COUNT_LIMIT,
     nextCursor: last ? encodePageCursor({ time: last.cursorTime, id: last.id }) : null,
   };
 }
