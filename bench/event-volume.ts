@@ -2,10 +2,11 @@
 // a year of events. Generates that many events over a year of monthly partitions (finished runs of
 // BENCH_EVENTS_PER_RUN events each, straight into the tables: making them through runs would take
 // hours), beside 10,000 waiting runs, then times what people read: a run page's events, a run's
-// report, the inbox's first page and the runs list's first page. Slow (minutes per million
+// report, the inbox's first page, the runs list's first page and a /metrics scrape. Slow (minutes per million
 // events), so apart from `npm run bench`; docs/performance.md#a-year-of-events has its figures.
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
+import { readMetrics } from "@/lib/server/metrics/read-metrics";
 import { createRunService, type RunService } from "@/lib/server/runs/run-service";
 import { processMcp } from "@/lib/server/server-context";
 import { type Db, openDatabase } from "../db/client";
@@ -91,6 +92,12 @@ async function main() {
           ),
         ),
         // A page and its total: the total is counted up to 10,000 (lib/server/lists/list-runs.ts).
+        target: { maxP99: 50 },
+      },
+      {
+        figure: `a /metrics scrape's count of ${(runCount + WAITING).toLocaleString("en")} runs by status (ms)`,
+        samples: await sample(Array.from({ length: SAMPLES }, () => () => readMetrics(handle.db))),
+        // Once per scrape (every 15 s or so), not per request: the runs list's bound is generous.
         target: { maxP99: 50 },
       },
     ];
