@@ -1,4 +1,18 @@
-import { and, asc, desc, eq, gt, ilike, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  gt,
+  ilike,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  or,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { ArchivedFilter, InboxFilter, RowCursor, RunListFilter } from "@/lib/wire/list-filters";
 import type { Db } from "../client";
@@ -175,8 +189,12 @@ function orderBy(time: PgColumn, id: PgColumn, direction: "asc" | "desc") {
   return direction === "desc" ? [desc(time), desc(id)] : [asc(time), asc(id)];
 }
 
-/** How many runs have each status, and since when the longest wait has waited (null when none waits). */
-export async function summarizeRuns(
+/**
+ * How many runs are running and waiting, and since when the longest wait has waited (null when none
+ * waits): ranges of `runs_status_waiting_since_id_idx`, as small as the backlog however many runs
+ * have finished.
+ */
+export async function countLiveRuns(
   db: Db,
 ): Promise<{ byStatus: Record<string, number>; oldestWait: Date | null }> {
   const rows = await db
@@ -186,6 +204,7 @@ export async function summarizeRuns(
       oldestWait: sql<string | null>`min(${runs.waitingSince})::text`,
     })
     .from(runs)
+    .where(inArray(runs.status, ["RUNNING", "WAITING_FOR_APPROVAL"]))
     .groupBy(runs.status);
   const byStatus: Record<string, number> = {};
   let oldestWait: Date | null = null;
@@ -194,4 +213,17 @@ export async function summarizeRuns(
     if (row.status === "WAITING_FOR_APPROVAL" && row.oldestWait) oldestWait = new Date(row.oldestWait);
   }
   return { byStatus, oldestWait };
+}
+
+/**
+ * How many runs have finished, by status: every finished run is read, so its cost grows with the
+ * table (67 ms at 600,000 runs); callers keep the answer a while (lib/server/metrics/read-metrics.ts).
+ */
+export async function countFinishedRuns(db: Db): Promise<Record<string, number>> {
+  const rows = await db
+    .select({ status: runs.status, count: sql<number>`count(*)::int` })
+    .from(runs)
+    .where(inArray(runs.status, ["COMPLETED", "FAILED", "CANCELLED"]))
+    .groupBy(runs.status);
+  return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
 }

@@ -17,7 +17,7 @@ function createMetrics() {
     registry,
     runsByStatus: new Gauge({
       name: "playground_runs",
-      help: "Runs in the database, by status.",
+      help: "Runs in the database, by status: running and waiting ones counted at each scrape, finished ones as of the last minute.",
       labelNames: ["status"] as const,
       registers: [registry],
     }),

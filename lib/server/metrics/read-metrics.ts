@@ -1,19 +1,72 @@
 import "server-only";
 import type { Db } from "@/db/client";
-import { summarizeRuns } from "@/db/repositories/run-list-queries";
+import { countFinishedRuns, countLiveRuns } from "@/db/repositories/run-list-queries";
 import { RUN_STATUSES } from "@/lib/runtime/run/run-types";
+import { logWarning } from "@/lib/server/ops/logger";
 import { countOpenStreams } from "@/lib/server/streams/open-streams";
 import { getMetrics } from "./metrics";
 
 /**
- * The metrics as Prometheus text, with the gauges read at scrape time: runs
- * by status and the oldest wait from the database (the same for every
- * instance), streams open on this instance.
+ * How long the finished runs' counts are served before they are read again. Reading them reads
+ * every finished run (67 ms a scrape at 600,000 runs, growing with the table:
+ * docs/performance.md#a-year-of-events); running and waiting runs are counted at every scrape.
+ */
+export const FINISHED_COUNTS_KEPT_MS = 60_000;
+
+interface FinishedCounts {
+  counts: Record<string, number> | null;
+  readAt: number;
+  reading: Promise<Record<string, number>> | null;
+}
+
+// Per database handle: tests open many, an instance one.
+const finishedByDatabase = new WeakMap<Db, FinishedCounts>();
+
+/**
+ * The finished runs' counts: read on the first scrape, then kept up to a minute; a later scrape
+ * is answered with the kept counts while fresh ones are read beside it.
+ */
+async function finishedCounts(db: Db, now: number): Promise<Record<string, number>> {
+  let kept = finishedByDatabase.get(db);
+  if (!kept) {
+    kept = { counts: null, readAt: 0, reading: null };
+    finishedByDatabase.set(db, kept);
+  }
+  const entry = kept;
+  if (entry.counts && now - entry.readAt < FINISHED_COUNTS_KEPT_MS) return entry.counts;
+  entry.reading ??= countFinishedRuns(db)
+    .then((counts) => {
+      entry.counts = counts;
+      entry.readAt = now;
+      return counts;
+    })
+    .finally(() => {
+      entry.reading = null;
+    });
+  if (entry.counts) {
+    // A failed read leaves the kept counts; the next scrape tries again.
+    entry.reading.catch((error: unknown) =>
+      logWarning("metrics: could not count the finished runs", { error: String(error) }),
+    );
+    return entry.counts;
+  }
+  return entry.reading;
+}
+
+/**
+ * The metrics as Prometheus text, with the gauges read at scrape time: running and waiting runs and
+ * the oldest wait from the database (the same for every instance), finished runs as of the last
+ * minute, streams open on this instance.
  */
 export async function readMetrics(db: Db, now = Date.now()): Promise<{ contentType: string; text: string }> {
   const metrics = getMetrics();
-  const { byStatus, oldestWait } = await summarizeRuns(db);
-  for (const status of RUN_STATUSES) metrics.runsByStatus.set({ status }, byStatus[status] ?? 0);
+  const [{ byStatus, oldestWait }, finished] = await Promise.all([
+    countLiveRuns(db),
+    finishedCounts(db, now),
+  ]);
+  for (const status of RUN_STATUSES) {
+    metrics.runsByStatus.set({ status }, byStatus[status] ?? finished[status] ?? 0);
+  }
   metrics.oldestWait.set(oldestWait ? Math.max(0, (now - oldestWait.getTime()) / 1000) : 0);
   metrics.sseStreams.set(countOpenStreams());
   return { contentType: metrics.registry.contentType, text: await metrics.registry.metrics() };
