@@ -14,6 +14,8 @@ import {
   sql,
 } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
+import { isTerminalStatus } from "@/lib/runtime/run/is-terminal-status";
+import { RUN_STATUSES } from "@/lib/runtime/run/run-types";
 import type { ArchivedFilter, InboxFilter, RowCursor, RunListFilter } from "@/lib/wire/list-filters";
 import type { Db } from "../client";
 import { runs, steps } from "../schema";
@@ -189,6 +191,9 @@ function orderBy(time: PgColumn, id: PgColumn, direction: "asc" | "desc") {
   return direction === "desc" ? [desc(time), desc(id)] : [asc(time), asc(id)];
 }
 
+const LIVE_STATUSES = RUN_STATUSES.filter((status) => !isTerminalStatus(status));
+const FINISHED_STATUSES = RUN_STATUSES.filter(isTerminalStatus);
+
 /**
  * How many runs are running and waiting, and since when the longest wait has waited (null when none
  * waits): ranges of `runs_status_waiting_since_id_idx`, as small as the backlog however many runs
@@ -204,7 +209,7 @@ export async function countLiveRuns(
       oldestWait: sql<string | null>`min(${runs.waitingSince})::text`,
     })
     .from(runs)
-    .where(inArray(runs.status, ["RUNNING", "WAITING_FOR_APPROVAL"]))
+    .where(inArray(runs.status, LIVE_STATUSES))
     .groupBy(runs.status);
   const byStatus: Record<string, number> = {};
   let oldestWait: Date | null = null;
@@ -223,7 +228,7 @@ export async function countFinishedRuns(db: Db): Promise<Record<string, number>>
   const rows = await db
     .select({ status: runs.status, count: sql<number>`count(*)::int` })
     .from(runs)
-    .where(inArray(runs.status, ["COMPLETED", "FAILED", "CANCELLED"]))
+    .where(inArray(runs.status, FINISHED_STATUSES))
     .groupBy(runs.status);
   return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
 }

@@ -27,30 +27,27 @@ const finishedByDatabase = new WeakMap<Db, FinishedCounts>();
  * is answered with the kept counts while fresh ones are read beside it.
  */
 async function finishedCounts(db: Db, now: number): Promise<Record<string, number>> {
-  let kept = finishedByDatabase.get(db);
-  if (!kept) {
-    kept = { counts: null, readAt: 0, reading: null };
-    finishedByDatabase.set(db, kept);
-  }
-  const entry = kept;
+  const entry: FinishedCounts = finishedByDatabase.get(db) ?? { counts: null, readAt: 0, reading: null };
+  finishedByDatabase.set(db, entry);
   if (entry.counts && now - entry.readAt < FINISHED_COUNTS_KEPT_MS) return entry.counts;
-  entry.reading ??= countFinishedRuns(db)
-    .then((counts) => {
-      entry.counts = counts;
-      entry.readAt = now;
-      return counts;
-    })
-    .finally(() => {
-      entry.reading = null;
-    });
-  if (entry.counts) {
-    // A failed read leaves the kept counts; the next scrape tries again.
-    entry.reading.catch((error: unknown) =>
-      logWarning("metrics: could not count the finished runs", { error: String(error) }),
-    );
-    return entry.counts;
+  if (!entry.reading) {
+    entry.reading = countFinishedRuns(db)
+      .then((counts) => {
+        entry.counts = counts;
+        entry.readAt = now;
+        return counts;
+      })
+      .finally(() => {
+        entry.reading = null;
+      });
+    // Beside kept counts, a failed read keeps them, and the next scrape tries again.
+    if (entry.counts) {
+      entry.reading.catch((error: unknown) =>
+        logWarning("metrics: could not count the finished runs", { error: String(error) }),
+      );
+    }
   }
-  return entry.reading;
+  return entry.counts ?? entry.reading;
 }
 
 /**
