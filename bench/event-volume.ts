@@ -2,8 +2,9 @@
 // a year of events. Generates that many events over a year of monthly partitions (finished runs of
 // BENCH_EVENTS_PER_RUN events each, straight into the tables: making them through runs would take
 // hours), beside 10,000 waiting runs, then times what people read: a run page's events, a run's
-// report, the inbox's first page, the runs list's first page and a /metrics scrape. Slow (minutes per million
-// events), so apart from `npm run bench`; docs/performance.md#a-year-of-events has its figures.
+// report, the inbox's first page, the runs list's first page and a /metrics scrape. Slow (minutes
+// per million events), so apart from `npm run bench`; docs/performance.md#a-year-of-events has its
+// figures.
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { readMetrics } from "@/lib/server/metrics/read-metrics";

@@ -19,6 +19,7 @@ export type ProcessPartName =
   | "sign-in-limits"
   | "pattern-check-worker"
   | "identity-caches"
+  | "finished-run-counts"
   | "server-context";
 
 // The one slot on globalThis: Next may load a module more than once per process (each route

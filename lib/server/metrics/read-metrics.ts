@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { countFinishedRuns, countLiveRuns } from "@/db/repositories/run-list-queries";
 import { RUN_STATUSES } from "@/lib/runtime/run/run-types";
 import { logWarning } from "@/lib/server/ops/logger";
+import { processPart } from "@/lib/server/process-parts";
 import { countOpenStreams } from "@/lib/server/streams/open-streams";
 import { getMetrics } from "./metrics";
 
@@ -19,16 +20,22 @@ interface FinishedCounts {
   reading: Promise<Record<string, number>> | null;
 }
 
-// Per database handle: tests open many, an instance one.
-const finishedByDatabase = new WeakMap<Db, FinishedCounts>();
+/**
+ * Per database handle (tests open many, an instance one), and per process: the metrics route and the
+ * loopback listener are bundled apart, and each copy of this module must read the same counts.
+ */
+function finishedByDatabase(): WeakMap<Db, FinishedCounts> {
+  return processPart("finished-run-counts", () => new WeakMap<Db, FinishedCounts>());
+}
 
 /**
  * The finished runs' counts: read on the first scrape, then kept up to a minute; a later scrape
  * is answered with the kept counts while fresh ones are read beside it.
  */
 async function finishedCounts(db: Db, now: number): Promise<Record<string, number>> {
-  const entry: FinishedCounts = finishedByDatabase.get(db) ?? { counts: null, readAt: 0, reading: null };
-  finishedByDatabase.set(db, entry);
+  const kept = finishedByDatabase();
+  const entry: FinishedCounts = kept.get(db) ?? { counts: null, readAt: 0, reading: null };
+  kept.set(db, entry);
   if (entry.counts && now - entry.readAt < FINISHED_COUNTS_KEPT_MS) return entry.counts;
   if (!entry.reading) {
     entry.reading = countFinishedRuns(db)
