@@ -17,17 +17,30 @@ export type Executor = Db | Transaction;
 /** The NOTIFY channel that announces committed events as `<runId>:<seq>`. */
 export const RUN_EVENTS_CHANNEL = "run_events";
 
-const committedListeners = new WeakMap<Executor, (payload: string) => void>();
+/** A write this process committed through the database itself (not inside a transaction). */
+export interface CommittedEvents {
+  runId: string;
+  /** The highest seq it took (the NOTIFY's payload says the same). */
+  lastSeq: number;
+  /**
+   * The events as stored (their seqs, the commit's time, the payloads as the database keeps them),
+   * decoded when first asked: a listener with nobody to hand them to asks for nothing.
+   */
+  events(): readonly StoredRunEvent[];
+}
+
+const committedListeners = new WeakMap<Executor, (committed: CommittedEvents) => void>();
 
 /**
  * Tells `listener` of events this process commits through `db` outside a
- * transaction, as `<runId>:<last seq>` (the NOTIFY payload), as soon as the
- * statement returns: this process's own streams need not wait for Postgres to
- * relay the NOTIFY back to it. Other processes, and writes made inside a
- * transaction (told at their commit), still hear the NOTIFY, which therefore
- * can arrive after this: a listener must take a seq it has seen as nothing new.
+ * transaction, with the events themselves, as soon as the statement returns:
+ * this process's own streams need neither wait for Postgres to relay the
+ * NOTIFY back to it nor read the events again. Other processes, and writes
+ * made inside a transaction (told at their commit), still hear the NOTIFY
+ * (`<runId>:<last seq>`), which therefore can arrive after this: a listener
+ * must take a seq it has seen as nothing new.
  */
-export function onEventsCommitted(db: Db, listener: (payload: string) => void): void {
+export function onEventsCommitted(db: Db, listener: (committed: CommittedEvents) => void): void {
   committedListeners.set(db, listener);
 }
 
@@ -100,6 +113,7 @@ export async function appendEvents(
     version: RUN_EVENT_VERSIONS[event.type],
     payload: event.payload ?? {},
   }));
+  const rowsJson = jsonParameter(rows);
   const result = await executor.execute(sql`
     with bumped as (
       update runs set last_seq = last_seq + ${events.length}, updated_at = now()${options.alsoSet ? sql`, ${options.alsoSet}` : sql``}
@@ -108,22 +122,26 @@ export async function appendEvents(
     ), inserted as (
       insert into run_events (run_id, seq, type, version, payload)
       select ${runId}::uuid, bumped.last_seq - ${events.length} + e.n, e.type, e.version, e.payload
-      from bumped, jsonb_to_recordset(${jsonParameter(rows)}::jsonb) as e(n int, type text, version int, payload jsonb)
+      from bumped, jsonb_to_recordset(${rowsJson}::jsonb) as e(n int, type text, version int, payload jsonb)
       returning seq, type, payload
     )${sql.join(alsoDo, sql``)}
     select array_agg(seq order by seq) as seqs, (select cancel_requested from bumped) as cancel_pending,
            (select allowed_tools from bumped) as allowed_tools,
-           pg_notify(${RUN_EVENTS_CHANNEL}, ${runId}::text || ':' || max(seq)::text) as notified
+           pg_notify(${RUN_EVENTS_CHANNEL}, ${runId}::text || ':' || max(seq)::text) as notified,
+           now() as committed_at
     from inserted
     having count(*) > 0`);
-  const [row] = rowsOf<{ seqs: number[]; cancel_pending: "turn" | "run" | null; allowed_tools: unknown }>(
-    result,
-  );
+  const [row] = rowsOf<{
+    seqs: number[];
+    cancel_pending: "turn" | "run" | null;
+    allowed_tools: unknown;
+    committed_at: Date | string;
+  }>(result);
   if (row) {
     const seqs = row.seqs.map(Number);
     try {
       // Only for the database itself: a transaction's handle is another object, and is told at commit.
-      committedListeners.get(executor)?.(`${runId}:${Math.max(...seqs)}`);
+      committedListeners.get(executor)?.(committedEvents(runId, seqs, rowsJson, row.committed_at));
     } catch {
       // The write is committed whatever a listener does; the NOTIFY tells it again.
     }
@@ -132,6 +150,44 @@ export async function appendEvents(
     return { seqs, cancelPending: row.cancel_pending, allowedTools };
   }
   return { seqs: null, cancelPending: await whyNothingWasAppended(executor, runId, events, options) };
+}
+
+/**
+ * What {@link appendEvents} stored, as {@link readEvents} would read it back: the rows' storable
+ * JSON parsed again (what `jsonb` keeps, keys perhaps in another order), each at its seq, at the
+ * statement's `now()`, which is every inserted row's `created_at`.
+ */
+function committedEvents(
+  runId: string,
+  seqs: number[],
+  rowsJson: string | null,
+  committedAt: Date | string,
+): CommittedEvents {
+  let events: StoredRunEvent[] | undefined;
+  return {
+    runId,
+    lastSeq: seqs[seqs.length - 1] ?? 0,
+    events() {
+      if (events) return events;
+      const at = new Date(committedAt).toISOString();
+      const stored = JSON.parse(rowsJson ?? "[]") as Array<{
+        n: number;
+        type: string;
+        version: number;
+        payload: unknown;
+      }>;
+      events = stored.map((row) =>
+        decodeRunEvent(runId, {
+          seq: seqs[row.n - 1] ?? Number.NaN,
+          type: row.type,
+          version: row.version,
+          payload: row.payload,
+          at,
+        }),
+      );
+      return events;
+    },
+  };
 }
 
 /** Nothing was appended: a cancel is pending (and was asked about), or the claim is lost, or there is no run. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/db/client";
-import { appendEvents } from "@/db/repositories/append-event";
+import { appendEvents, readEvents } from "@/db/repositories/append-event";
 import { createRunRepository } from "@/db/repositories/run-repository";
 import { openTestDatabase, testDriverName } from "@/db/testing/test-database";
-import type { RunEvent } from "@/lib/runtime";
+import type { RunEvent, StoredRunEvent } from "@/lib/runtime";
 import { getRunEventHub } from "./listen-fan-out";
 
 let handle: DatabaseHandle;
@@ -72,6 +72,34 @@ describe(`the run event hub on ${testDriverName}`, () => {
       expect(heard).toEqual([]);
     });
     await eventually(() => expect(heard).toEqual([seq]));
+    unsubscribe();
+  });
+
+  it("hands on the events of this process's own write, its NOTIFY heard first or not, exactly as reading them back gives them", async () => {
+    const runId = await newRun();
+    let handed: readonly StoredRunEvent[] = [];
+    const heardOnce: number[] = [];
+    const hub = getRunEventHub(handle);
+    const unsubscribe = await hub.subscribe(
+      runId,
+      (_, _seq, committed) => {
+        if (committed) handed = committed();
+      },
+      { ownEvents: true },
+    );
+    const unsubscribeOnce = await hub.subscribe(runId, (_, seq) => heardOnce.push(seq));
+    const output: RunEvent = {
+      type: "call_progress",
+      // Keys in an order jsonb does not keep, text it must make storable, a number it keeps as given.
+      payload: { stepIndex: 0, batchIndex: 1, progress: 2, total: 3, message: "zeta \u0000 \ud800 end" },
+    };
+    const { seqs } = await appendEvents(handle.db, runId, [progress, output], { fence: "holder" });
+    expect(handed.map((event) => event.seq)).toEqual(seqs);
+    expect(handed).toEqual(await readEvents(handle.db, runId, (seqs?.[0] ?? 1) - 1));
+    // A listener that did not ask for the events hears the write once.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(heardOnce.filter((seq) => seq === seqs?.[1])).toEqual([seqs?.[1]]);
+    unsubscribeOnce();
     unsubscribe();
   });
 });

@@ -10,10 +10,14 @@ const event = (seq: number): StoredRunEvent => ({
   payload: { stepIndex: 0, batchIndex: seq },
 });
 
-/** A hub whose notifications the test sends, and a log of events the test commits. */
-function harness() {
+/**
+ * A hub whose notifications the test sends, and a log of events the test commits. With
+ * `heldReads`, each read answers (with the log as it is then) only when the test lets it go.
+ */
+function harness({ heldReads = false } = {}) {
   const listeners = new Set<RunEventListener>();
   const log: StoredRunEvent[] = [];
+  const held: Array<() => void> = [];
   let reads = 0;
   const feed = createRunEventFeed(
     {
@@ -24,6 +28,7 @@ function harness() {
     },
     async (_runId, afterSeq, limit) => {
       reads += 1;
+      if (heldReads) await new Promise<void>((resolve) => held.push(resolve));
       return log.filter((entry) => entry.seq > afterSeq).slice(0, limit);
     },
     (error) => {
@@ -36,6 +41,16 @@ function harness() {
       for (let index = 0; index < count; index += 1) log.push(event(log.length + 1));
       for (const listener of listeners) listener("run", log.length);
     },
+    /** A write of this process: the hub hands its events on with the notification. */
+    commitHere(count: number) {
+      const written = Array.from({ length: count }, () => {
+        log.push(event(log.length + 1));
+        return log[log.length - 1] as StoredRunEvent;
+      });
+      for (const listener of listeners) listener("run", log.length, () => written);
+    },
+    /** Lets the oldest held read answer. */
+    release: () => held.shift()?.(),
     /** Events stored before anyone followed (nobody is told). */
     store(count: number) {
       for (let index = 0; index < count; index += 1) log.push(event(log.length + 1));
@@ -92,5 +107,49 @@ describe("the run event feed", () => {
     const handedOut = batches.flat();
     expect(handedOut.length).toBeLessThanOrEqual(MAX_FEED_BATCH);
     expect(handedOut.slice(-2)).toEqual([10 * MAX_FEED_BATCH + 1, 10 * MAX_FEED_BATCH + 2]);
+  });
+
+  it("hands on the events of this process's own writes without reading them", async () => {
+    const { feed, commitHere, reads } = harness();
+    const first: number[] = [];
+    const second: number[] = [];
+    await feed.follow("run", 0, (events) => first.push(...events.map((entry) => entry.seq)));
+    await feed.follow("run", 0, (events) => second.push(...events.map((entry) => entry.seq)));
+    commitHere(2);
+    commitHere(1);
+    // Handed on as the writes return, before anything could have been read.
+    expect(first).toEqual([1, 2, 3]);
+    expect(second).toEqual([1, 2, 3]);
+    await settle();
+    expect(reads()).toBe(0);
+  });
+
+  it("reads instead when this process's write does not follow what was handed out, and keeps the order", async () => {
+    const { feed, commitHere, store, reads } = harness();
+    const seen: number[] = [];
+    await feed.follow("run", 0, (events) => seen.push(...events.map((entry) => entry.seq)));
+    store(2); // committed elsewhere, its NOTIFY not here yet
+    commitHere(1);
+    expect(seen).toEqual([]);
+    await settle();
+    expect(reads()).toBe(1);
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it("hands out no event twice when this process's write returns while a read of it is on its way", async () => {
+    const { feed, commit, commitHere, release } = harness({ heldReads: true });
+    const seen: number[] = [];
+    await feed.follow("run", 0, (events) => seen.push(...events.map((entry) => entry.seq)));
+    commit(1); // another instance's write: a read starts
+    commit(1); // and another: one more read after it
+    release();
+    await settle();
+    expect(seen).toEqual([1, 2]);
+    // The second read is on its way when this process's next write returns; the read then finds it.
+    commitHere(1);
+    expect(seen).toEqual([1, 2, 3]);
+    release();
+    await settle();
+    expect(seen).toEqual([1, 2, 3]);
   });
 });

@@ -15,6 +15,22 @@ export interface RunEventFeed {
   follow(runId: string, afterSeq: number, listener: EventBatchListener): Promise<() => void>;
 }
 
+/** A committed write's events when they follow `readUpTo` without a gap; otherwise null (they are read). */
+function followingEvents(
+  committed: (() => readonly StoredRunEvent[]) | undefined,
+  readUpTo: number,
+  onError: (error: unknown) => void,
+): readonly StoredRunEvent[] | null {
+  if (!committed) return null;
+  try {
+    const events = committed();
+    return events[0]?.seq === readUpTo + 1 ? events : null;
+  } catch (error) {
+    onError(error);
+    return null;
+  }
+}
+
 /** The most events the feed reads at once: a write appends far fewer. */
 export const MAX_FEED_BATCH = 500;
 
@@ -33,7 +49,8 @@ interface Followed {
  * One reader per followed run in this process, however many streams follow
  * it: on each notification the run's new events are read once and handed to
  * every listener, so the database work per event does not grow with the
- * number of open pages. A listener behind the batch it gets (it joined
+ * number of open pages; the events of this process's own writes are handed
+ * on as they return, unread, when they follow what was handed before. A listener behind the batch it gets (it joined
  * mid-way, or missed one) reads the gap itself.
  */
 export function createRunEventFeed(
@@ -50,10 +67,8 @@ export function createRunEventFeed(
         // feed read (and hand out) the whole history. Listeners behind the batch read the gap.
         const from = Math.max(entry.readUpTo, entry.announced - MAX_FEED_BATCH);
         const events = await readEvents(runId, from, MAX_FEED_BATCH);
-        const last = events.at(-1);
-        if (!last) return;
-        entry.readUpTo = last.seq;
-        for (const listener of entry.listeners) listener(events);
+        // What this process committed meanwhile may have been handed out already.
+        hand(events.filter((event) => event.seq > entry.readUpTo));
         if (events.length < MAX_FEED_BATCH) return;
       }
     }, onError);
@@ -62,11 +77,27 @@ export function createRunEventFeed(
       readUpTo: afterSeq,
       announced: afterSeq,
       read,
-      subscribed: hub.subscribe(runId, (_, seq) => {
-        entry.announced = Math.max(entry.announced, seq);
-        if (seq > entry.readUpTo) read();
-      }),
+      subscribed: hub.subscribe(
+        runId,
+        (_, seq, committed) => {
+          entry.announced = Math.max(entry.announced, seq);
+          if (seq <= entry.readUpTo) return;
+          // This process's own write, right after what was handed out: its events need no reading.
+          const events =
+            entry.listeners.size > 0 ? followingEvents(committed, entry.readUpTo, onError) : null;
+          if (events?.at(-1)?.seq === seq) hand(events);
+          else read();
+        },
+        { ownEvents: true },
+      ),
     };
+    /** Hands every listener a batch in seq order, all after `readUpTo` (a listener behind it reads the gap). */
+    function hand(events: readonly StoredRunEvent[]) {
+      const last = events.at(-1);
+      if (!last) return;
+      entry.readUpTo = last.seq;
+      for (const listener of entry.listeners) listener(events);
+    }
     followed.set(runId, entry);
     return entry;
   }
