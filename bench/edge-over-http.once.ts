@@ -41,7 +41,9 @@ for (const [how, headers] of [
     const events = await edge.service.readEvents(runId, 0);
     waiting.push({ runId, turnDigest: view?.pending?.turnDigest ?? "", waitingAt: events.at(-1)?.seq ?? 0 });
   }
-  print(`decision → call_started over HTTP, ${how}`, await decisionsOverHttp(edge, waiting, headers));
+  const { toCallStarted, afterAnswer } = await decisionsOverHttp(edge, waiting, headers);
+  print(`decision → call_started over HTTP, ${how}`, toCallStarted);
+  print("  call_started after the decision's answer", afterAnswer);
 }
 await edge.close();
 process.exit(0);

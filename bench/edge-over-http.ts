@@ -108,24 +108,30 @@ export async function uncachedTokenVerification(url: string, headers: Record<str
 
 /**
  * From `POST /api/runs/{id}/decision` to the barrier's `call_started` on the run's own stream
- * (`GET /api/runs/{id}/events`, opened after the wait), both with `headers`. Each decided run
- * ends (its stream closes) before the next decision. The first five are a warm-up.
+ * (`GET /api/runs/{id}/events`, opened after the wait), both with `headers`; and how long after the
+ * POST's answer the stream carried it (negative: before). Each decided run ends (its stream closes)
+ * before the next decision. The first five are a warm-up.
  */
 export async function decisionsOverHttp(
   edge: Edge,
   waiting: ReadonlyArray<{ runId: string; turnDigest: string; waitingAt: number }>,
   headers: Record<string, string>,
-): Promise<number[]> {
-  const samples: number[] = [];
+): Promise<{ toCallStarted: number[]; afterAnswer: number[] }> {
+  const toCallStarted: number[] = [];
+  const afterAnswer: number[] = [];
   for (const { runId, turnDigest, waitingAt } of waiting) {
     const stream = await fetch(`${edge.base}/api/runs/${runId}/events?after=${waitingAt}`, { headers });
     if (!stream.ok) throw new Error(`the run's stream: ${stream.status}`);
     const reader = openSseReader(stream);
     const started = performance.now();
+    let answeredAt = Number.NaN;
     const decided = fetch(`${edge.base}/api/runs/${runId}/decision`, {
       method: "POST",
       headers: { ...headers, "content-type": "application/json", origin: edge.base },
       body: JSON.stringify({ approve: true, turnDigest }),
+    }).then((answer) => {
+      answeredAt = performance.now();
+      return answer;
     });
     let heardAt = Number.NaN;
     for (;;) {
@@ -136,7 +142,8 @@ export async function decisionsOverHttp(
     const answer = await decided;
     if (!answer.ok) throw new Error(`the decision: ${answer.status} ${await answer.text()}`);
     if (Number.isNaN(heardAt)) throw new Error("the stream ended without call_started");
-    samples.push(heardAt - started);
+    toCallStarted.push(heardAt - started);
+    afterAnswer.push(heardAt - answeredAt);
   }
-  return samples.slice(5);
+  return { toCallStarted: toCallStarted.slice(5), afterAnswer: afterAnswer.slice(5) };
 }
