@@ -90,7 +90,7 @@ describe(`the run event hub on ${testDriverName}`, () => {
     const unsubscribeOnce = await hub.subscribe(runId, (_, seq) => heardOnce.push(seq));
     const output: RunEvent = {
       type: "call_progress",
-      // Keys in an order jsonb does not keep, text it must make storable, a number it keeps as given.
+      // Keys in an order jsonb does not keep, and text it must make storable (NUL, a lone surrogate).
       payload: { stepIndex: 0, batchIndex: 1, progress: 2, total: 3, message: "zeta \u0000 \ud800 end" },
     };
     const { seqs } = await appendEvents(handle.db, runId, [progress, output], { fence: "holder" });
