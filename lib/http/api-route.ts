@@ -12,6 +12,7 @@ import { errorHeaders, toErrorBody } from "./error-response";
 import { readRequestId } from "./request-id";
 import { MAX_BODY_BYTES } from "./request-limits";
 import { requireIdentity } from "./require-identity";
+import { sendSmallJsonUncompressed } from "./small-bodies-uncompressed";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -21,9 +22,10 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * and that they hold `role` (401 `unauthenticated`, 403 `forbidden`), and
  * maps whatever the handler throws through the one error table. Every
  * response carries the request's id (`X-Request-Id`); a refusal is logged
- * with it, its code and who asked, an unexpected error with its stack. A route
- * reads its body with {@link readBody}, which refuses what the boundary must
- * never let in.
+ * with it, its code and who asked, an unexpected error with its stack. A small
+ * JSON answer goes out uncompressed (lib/http/small-bodies-uncompressed.ts). A
+ * route reads its body with {@link readBody}, which refuses what the boundary
+ * must never let in.
  */
 export function handleRoute<Context = unknown>(
   options: { role: Role },
@@ -60,7 +62,7 @@ export function handleRoute<Context = unknown>(
       });
     }
     response.headers.set("x-request-id", requestId);
-    return response;
+    return sendSmallJsonUncompressed(response);
   };
 }
 
