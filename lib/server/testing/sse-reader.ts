@@ -36,8 +36,8 @@ export function openSseReader(response: Response) {
   const comments: string[] = [];
   async function next(): Promise<ReadSseMessage | null> {
     for (;;) {
-      const end = buffer.indexOf("\n\n");
-      if (end >= 0) {
+      // Every whole block already here first: one chunk often holds several (`retry:` and the first event).
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const message = parseSseBlock(block, comments);
