@@ -5,6 +5,7 @@ import { getLogger } from "@/lib/server/ops/logger";
 import type { RunService } from "@/lib/server/runs/run-service";
 import type { SseChannel } from "@/lib/server/streams/sse-channel";
 import { pipeCompletionDrafts } from "./pipe-completion-drafts";
+import type { FollowedRun } from "./run-event-reader";
 import { createSerialTask } from "./serial-task";
 
 // The feed hands every stream of a run the same event objects: each is encoded once, not once per open page.
@@ -33,7 +34,10 @@ const MAX_PAGE_EVENTS = 1_000;
  * most of the last, so a long history never sits in memory once per reader.
  * New events come from the process's one reader of this run (the feed),
  * shared by every stream of the run; a stream that finds a gap before a batch
- * (it was still replaying) reads the gap itself. Once the run has finished
+ * (it was still replaying) reads the gap itself. The last page a stream
+ * replays goes to the feed too, which then stands at the run's latest event:
+ * a decision made on the page that opened the stream is this process's next
+ * write, and its events are handed on as it returns, not read back. Once the run has finished
  * and everything up to `run_finished` was sent (now, or before a reconnect),
  * it sends `end` and closes. While the run is RUNNING it also says, as
  * `event: worker`, whether the run's worker is gone (its lease ran out), so
@@ -76,6 +80,8 @@ export async function pipeRunEvents(
       if (!sendNext(event)) return;
     }
   };
+  // Set once following starts; a gap found while it starts is caught up without it.
+  let following: FollowedRun | undefined;
   const catchUp = createSerialTask(async () => {
     for (;;) {
       await channel.whenReady();
@@ -89,6 +95,8 @@ export async function pipeRunEvents(
       }
       isFirstRead = false;
       let bytes = 0;
+      // The last page, once sent, goes to the feed too (it is small: the history's tail).
+      const lastPage: StoredRunEvent[] = [];
       for (let index = 0; index < page.length; index += 1) {
         const event = page[index];
         // Forgotten as it is sent: a reader that stops holds what it has not taken, not the whole page.
@@ -99,21 +107,25 @@ export async function pipeRunEvents(
         if (channel.isClosed) return;
         if (event.seq <= lastSent) continue;
         bytes += wireText(event).length;
+        if (isLastPage) lastPage.push(event);
         if (!sendNext(event)) return;
       }
-      if (isLastPage) return;
+      if (isLastPage) {
+        following?.readByFollower(lastPage);
+        return;
+      }
       const averageBytes = Math.max(1, bytes / page.length);
       pageEvents = Math.min(MAX_PAGE_EVENTS, Math.max(1, Math.floor(HISTORY_PAGE_BYTES / averageBytes)));
     }
   }, onError);
-  const unfollow = await service.followEvents(runId, afterSeq, send);
+  following = await service.followEvents(runId, afterSeq, send);
   catchUp();
   const stopWatching = watchWorker(service, runId, channel);
   const stopDrafts = pipeCompletionDrafts(service.completionDrafts, runId, channel);
   return () => {
     stopDrafts();
     stopWatching();
-    unfollow();
+    following?.stop();
   };
 }
 

@@ -78,7 +78,7 @@ describe("the run event feed", () => {
     }
     expect(reads()).toBe(5);
     for (const seqs of received) expect(seqs).toEqual(Array.from({ length: 15 }, (_, index) => index + 1));
-    for (const stop of unfollow) stop();
+    for (const following of unfollow) following.stop();
     await settle();
     expect(hubListeners()).toBe(0);
   });
@@ -134,6 +134,33 @@ describe("the run event feed", () => {
     await settle();
     expect(reads()).toBe(1);
     expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it("stands after a follower's own replay, so this process's next write is handed on unread", async () => {
+    // A page opened on a waiting run replays its history itself; the decision made on that page is
+    // this process's next write.
+    const { feed, commitHere, store, reads } = harness();
+    store(3);
+    const seen: number[] = [];
+    const following = await feed.follow("run", 0, (events) => seen.push(...events.map((entry) => entry.seq)));
+    following.readByFollower([event(1), event(2), event(3)]);
+    commitHere(4);
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    await settle();
+    expect(reads()).toBe(0);
+  });
+
+  it("hands another follower the events a follower read itself, so none waits on a notification the feed skips", async () => {
+    const { feed, commit, store, reads } = harness();
+    const behind: number[] = [];
+    await feed.follow("run", 0, (events) => behind.push(...events.map((entry) => entry.seq)));
+    store(2); // committed elsewhere, its NOTIFY still on its way
+    const replaying = await feed.follow("run", 0, () => {});
+    replaying.readByFollower([event(1), event(2)]);
+    expect(behind).toEqual([1, 2]);
+    commit(0); // the NOTIFY of seq 2 arrives: nothing left to read
+    await settle();
+    expect(reads()).toBe(0);
   });
 
   it("hands out no event twice when this process's write returns while a read of it is on its way", async () => {

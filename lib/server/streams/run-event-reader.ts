@@ -10,9 +10,20 @@ export interface RunEventFeed {
   /**
    * Hands `listener` every batch of `runId`'s events committed from now on.
    * `afterSeq` is where the listener stands, so the feed knows where reading
-   * may start. Returns the unsubscribe function.
+   * may start.
    */
-  follow(runId: string, afterSeq: number, listener: EventBatchListener): Promise<() => void>;
+  follow(runId: string, afterSeq: number, listener: EventBatchListener): Promise<FollowedRun>;
+}
+
+export interface FollowedRun {
+  stop(): void;
+  /**
+   * The follower read these events itself (the last page of its replay, in seq order). The feed
+   * hands on those it had not, to every follower (a follower dedupes by seq), and stands after
+   * them: the next write of this process, a decision made on the page that replayed them, is then
+   * handed on unread instead of read back.
+   */
+  readByFollower(events: readonly StoredRunEvent[]): void;
 }
 
 /** A committed write's events when they follow `readUpTo` without a gap; otherwise null (they are read). */
@@ -43,6 +54,7 @@ interface Followed {
   read(): void;
   /** The one hub subscription of this run in this process. */
   subscribed: Promise<() => void>;
+  hand(events: readonly StoredRunEvent[]): void;
 }
 
 /**
@@ -77,6 +89,7 @@ export function createRunEventFeed(
       readUpTo: afterSeq,
       announced: afterSeq,
       read,
+      hand,
       subscribed: hub.subscribe(
         runId,
         (_, seq, committed) => {
@@ -107,11 +120,16 @@ export function createRunEventFeed(
       const entry = followed.get(runId) ?? start(runId, afterSeq);
       entry.listeners.add(listener);
       await entry.subscribed;
-      return () => {
-        entry.listeners.delete(listener);
-        if (entry.listeners.size > 0 || followed.get(runId) !== entry) return;
-        followed.delete(runId);
-        void entry.subscribed.then((unsubscribe) => unsubscribe());
+      return {
+        stop() {
+          entry.listeners.delete(listener);
+          if (entry.listeners.size > 0 || followed.get(runId) !== entry) return;
+          followed.delete(runId);
+          void entry.subscribed.then((unsubscribe) => unsubscribe());
+        },
+        readByFollower(events) {
+          if (followed.get(runId) === entry) entry.hand(events.filter((event) => event.seq > entry.readUpTo));
+        },
       };
     },
   };
