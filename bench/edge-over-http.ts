@@ -108,7 +108,8 @@ export async function uncachedTokenVerification(url: string, headers: Record<str
 
 /**
  * From `POST /api/runs/{id}/decision` to the barrier's `call_started` on the run's own stream
- * (`GET /api/runs/{id}/events`, opened after the wait), both with `headers`; and how long after the
+ * (`GET /api/runs/{id}/events`, open and live: it has replayed the event the run waits at, as a
+ * page's stream has before a person decides), both with `headers`; and how long after the
  * POST's answer the stream carried it (negative: before). Each decided run ends (its stream closes)
  * before the next decision. The first five are a warm-up.
  */
@@ -120,9 +121,14 @@ export async function decisionsOverHttp(
   const toCallStarted: number[] = [];
   const afterAnswer: number[] = [];
   for (const { runId, turnDigest, waitingAt } of waiting) {
-    const stream = await fetch(`${edge.base}/api/runs/${runId}/events?after=${waitingAt}`, { headers });
+    // From the event the run waits at: once the stream has handed it on, it is live (its opening,
+    // which overlapped the decision before, is not the decision's time).
+    const stream = await fetch(`${edge.base}/api/runs/${runId}/events?after=${waitingAt - 1}`, { headers });
     if (!stream.ok) throw new Error(`the run's stream: ${stream.status}`);
     const reader = openSseReader(stream);
+    const waitingEvent = await reader.next();
+    if (waitingEvent?.id !== String(waitingAt))
+      throw new Error("the stream did not replay the waiting event");
     const started = performance.now();
     let answeredAt = Number.NaN;
     const decided = fetch(`${edge.base}/api/runs/${runId}/decision`, {
