@@ -37,12 +37,12 @@ const MAX_PAGE_EVENTS = 1_000;
  * (it was still replaying) reads the gap itself. The last page a stream
  * replays goes to the feed too, which then stands at the run's latest event:
  * a decision made on the page that opened the stream is this process's next
- * write, and its events are handed on as it returns, not read back. Once the run has finished
- * and everything up to `run_finished` was sent (now, or before a reconnect),
- * it sends `end` and closes. While the run is RUNNING it also says, as
- * `event: worker`, whether the run's worker is gone (its lease ran out), so
- * the page shows the run as recovering rather than as busy, and, as
- * `event: completion`, what a streaming model has generated so far in this
+ * write, and its events are handed on as it returns, not read back. Once the
+ * run has finished and everything up to `run_finished` was sent (now, or
+ * before a reconnect), it sends `end` and closes. While the run is RUNNING it
+ * also says, as `event: worker`, whether the run's worker is gone (its lease
+ * ran out), so the page shows the run as recovering rather than as busy, and,
+ * as `event: completion`, what a streaming model has generated so far in this
  * process (pipe-completion-drafts.ts). Returns the clean-up.
  */
 export async function pipeRunEvents(

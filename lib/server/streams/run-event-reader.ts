@@ -54,6 +54,7 @@ interface Followed {
   read(): void;
   /** The one hub subscription of this run in this process. */
   subscribed: Promise<() => void>;
+  /** Hands every listener what of a batch is after `readUpTo`. */
   hand(events: readonly StoredRunEvent[]): void;
 }
 
@@ -62,8 +63,9 @@ interface Followed {
  * it: on each notification the run's new events are read once and handed to
  * every listener, so the database work per event does not grow with the
  * number of open pages; the events of this process's own writes are handed
- * on as they return, unread, when they follow what was handed before. A listener behind the batch it gets (it joined
- * mid-way, or missed one) reads the gap itself.
+ * on as they return, unread, when they follow what was handed before. A
+ * listener behind the batch it gets (it joined mid-way, or missed one) reads
+ * the gap itself.
  */
 export function createRunEventFeed(
   hub: RunEventHub,
@@ -79,8 +81,8 @@ export function createRunEventFeed(
         // feed read (and hand out) the whole history. Listeners behind the batch read the gap.
         const from = Math.max(entry.readUpTo, entry.announced - MAX_FEED_BATCH);
         const events = await readEvents(runId, from, MAX_FEED_BATCH);
-        // What this process committed meanwhile may have been handed out already.
-        hand(events.filter((event) => event.seq > entry.readUpTo));
+        // What this process committed meanwhile may have been handed out already: hand skips it.
+        hand(events);
         if (events.length < MAX_FEED_BATCH) return;
       }
     }, onError);
@@ -104,8 +106,12 @@ export function createRunEventFeed(
         { ownEvents: true },
       ),
     };
-    /** Hands every listener a batch in seq order, all after `readUpTo` (a listener behind it reads the gap). */
-    function hand(events: readonly StoredRunEvent[]) {
+    /**
+     * Hands every listener those of a seq-ordered batch after `readUpTo` (a listener behind them
+     * reads the gap), and stands after them.
+     */
+    function hand(batch: readonly StoredRunEvent[]) {
+      const events = batch.filter((event) => event.seq > entry.readUpTo);
       const last = events.at(-1);
       if (!last) return;
       entry.readUpTo = last.seq;
@@ -128,7 +134,7 @@ export function createRunEventFeed(
           void entry.subscribed.then((unsubscribe) => unsubscribe());
         },
         readByFollower(events) {
-          if (followed.get(runId) === entry) entry.hand(events.filter((event) => event.seq > entry.readUpTo));
+          entry.hand(events);
         },
       };
     },
