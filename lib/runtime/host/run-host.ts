@@ -137,15 +137,37 @@ export interface StartedRun {
 export function createRunHost(options: RunHostOptions) {
   const store = withSharedRunReads(options.store);
   const now = options.now ?? Date.now;
-  const stepControllers = new Map<string, AbortController>();
+  // The drives of runs this process is in now, by run, each with the controller of its step. A
+  // cancel aborts the step of every drive of the run here; a drive that lost its claim aborts only
+  // its own (this process may have taken the run over since). A drive is forgotten when it ends:
+  // nothing is kept for a run once this process stops driving it.
+  const drives = new Map<string, Set<DriveSteps>>();
 
-  function stepSignal(runId: string): AbortSignal {
-    let controller = stepControllers.get(runId);
-    if (!controller || controller.signal.aborted) {
-      controller = new AbortController();
-      stepControllers.set(runId, controller);
-    }
-    return controller.signal;
+  function stepsOfDrive(runId: string): DriveSteps {
+    let step: AbortController | null = null;
+    let ended = false;
+    const steps: DriveSteps = {
+      signal() {
+        if (!step || step.signal.aborted) step = new AbortController();
+        if (!ended) {
+          let ofRun = drives.get(runId);
+          if (!ofRun) {
+            ofRun = new Set();
+            drives.set(runId, ofRun);
+          }
+          ofRun.add(steps);
+        }
+        return step.signal;
+      },
+      abort: (reason) => step?.abort(reason),
+      end() {
+        ended = true;
+        const ofRun = drives.get(runId);
+        ofRun?.delete(steps);
+        if (ofRun?.size === 0) drives.delete(runId);
+      },
+    };
+    return steps;
   }
 
   const scenarios = createScenarioCache();
@@ -193,6 +215,7 @@ export function createRunHost(options: RunHostOptions) {
     listed?: ToolRegistry,
   ): Promise<RunEnvironment> {
     const scenario = scenarioOf(run);
+    const steps = stepsOfDrive(run.id);
     return {
       runId: run.id,
       claimToken,
@@ -214,9 +237,10 @@ export function createRunHost(options: RunHostOptions) {
       executionPolicy: scenario.executionPolicy,
       now,
       leaseMs: options.leaseMs,
-      stepSignal: () => stepSignal(run.id),
+      stepSignal: steps.signal,
       // Said as the reason: an agent's released call stays released for the worker that took the run over.
-      abortInFlight: () => stepControllers.get(run.id)?.abort(CLAIM_LOST),
+      abortInFlight: () => steps.abort(CLAIM_LOST),
+      endDrive: steps.end,
       createToolContext: (signal) => options.createToolContext(run.id, signal),
       telemetry: options.telemetry,
       ...(options.completionDrafts ? { drafts: draftsOf(options.completionDrafts, run.id) } : {}),
@@ -237,7 +261,9 @@ export function createRunHost(options: RunHostOptions) {
       options.requireDistinctApprover === true || scenarioOf(run).policy?.requireDistinctApprover === true,
     claimsInFlight: new Set(),
     log: options.log,
-    abortInProcess: (runId) => stepControllers.get(runId)?.abort(),
+    abortInProcess: (runId) => {
+      for (const steps of drives.get(runId) ?? []) steps.abort();
+    },
   };
 
   const instanceId = options.instanceId ?? `instance-${crypto.randomUUID().slice(0, 8)}`;
@@ -411,6 +437,8 @@ export function createRunHost(options: RunHostOptions) {
     startCancelRun: startCancel,
     /** Aborts what this process has in flight for a run (a model call, tools) after a cancel elsewhere. */
     abortInProcess: coordinator.abortInProcess,
+    /** How many runs this process is driving now (a step of theirs has started and the drive goes on). */
+    runsDrivenHere: () => drives.size,
     getRun: (runId: string) => store.getRun(runId),
     readEvents: (runId: string, afterSeq: number, limit?: number) => store.readEvents(runId, afterSeq, limit),
     async loadView(runId: string) {
@@ -439,6 +467,16 @@ export function createRunHost(options: RunHostOptions) {
 }
 
 export type RunHost = ReturnType<typeof createRunHost>;
+
+/** The step signals of one drive of a run by this process (see `drives` in {@link createRunHost}). */
+interface DriveSteps {
+  /** The current step's signal: a fresh one once the last was aborted. */
+  signal(): AbortSignal;
+  abort(reason?: unknown): void;
+  /** The drive is over: the process forgets it. */
+  end(): void;
+}
+
 /** One run's side of the process's drafts. */
 function draftsOf(drafts: CompletionDrafts, runId: string): NonNullable<RunEnvironment["drafts"]> {
   return {

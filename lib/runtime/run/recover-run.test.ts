@@ -391,6 +391,32 @@ describe("recovering a run whose worker died (its lease ran out)", () => {
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
   });
 
+  it("lets a process take its own stalled run over: the drive that lost it aborts only its own step", async () => {
+    const store = createMemoryRunStore();
+    const host = createMemoryRunHost({ store, leaseMs: LEASE_MS, instanceId: "only" });
+    const { runId, settled } = await host.startRun(
+      buildScenario({
+        name: "a read longer than a renewal",
+        tools: [slowReadTool(LEASE_MS)],
+        model: { kind: "scripted", turns: [{ calls: [{ name: "slow_scan", arguments: {} }] }, finish] },
+      }),
+    );
+    const readStarted = async () =>
+      (await host.readEvents(runId, 0)).some((event) => event.type === "call_started");
+    for (let attempt = 0; !(await readStarted()); attempt += 1) {
+      if (attempt === 400) throw new Error("the read never started");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // Its lease is made to run out, as if its renewals had stalled; the same process sweeps it up.
+    await store.renewLease(runId, store.inspect(runId).claimToken ?? "", -1);
+    const [taken] = await host.recoverExpiredRuns();
+    // The first drive's next renewal finds the run taken while the second drive's read is under way.
+    expect(await settled).toBe("RUNNING");
+    expect(await taken?.settled).toBe("COMPLETED");
+    const view = await host.loadView(runId);
+    expect(view?.steps[0]?.calls.map((call) => call.status)).toEqual(["ok"]);
+  });
+
   it("keeps a live worker's run: a lease renewed while a long tool runs is never taken over", async () => {
     const store = createMemoryRunStore();
     // A lease long enough that a busy machine's event-loop stalls (hundreds of ms under a CPU hog)

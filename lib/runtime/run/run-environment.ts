@@ -38,6 +38,8 @@ export interface RunEnvironment {
   stepSignal(): AbortSignal;
   /** Aborts whatever this worker has in flight for the run (a model call, tools): it lost the run. */
   abortInFlight(): void;
+  /** The drive is over (the run waits, ended, or this worker stopped): what it held for the run can go. */
+  endDrive(): void;
   /** The tools' view of the run's workspace, memory and tasks. */
   createToolContext(signal: AbortSignal): ToolContext;
   /** Where completions and tool calls are counted and timed (metrics); nothing when absent. */

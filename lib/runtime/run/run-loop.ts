@@ -58,6 +58,7 @@ export async function driveRun(environment: RunEnvironment, start: RunStart): Pr
         return status;
       } finally {
         lease.stop();
+        environment.endDrive();
       }
     },
     runTraceContext(environment.runId),
