@@ -70,7 +70,7 @@ describe("what a process keeps for the runs it drives", () => {
     expect(host.runsDrivenHere()).toBe(0);
   });
 
-  it("still aborts a step in flight when the run is cancelled elsewhere", async () => {
+  it("still aborts a read in flight when the run is cancelled", async () => {
     const host = createMemoryRunHost();
     const { runId, settled } = await host.startRun(
       buildScenario({
@@ -85,7 +85,10 @@ describe("what a process keeps for the runs it drives", () => {
         },
       }),
     );
-    for (let attempt = 0; attempt < 400 && host.runsDrivenHere() === 0; attempt += 1) {
+    const readStarted = async () =>
+      (await host.readEvents(runId, 0)).some((event) => event.type === "call_started");
+    for (let attempt = 0; !(await readStarted()); attempt += 1) {
+      if (attempt === 400) throw new Error("the read never started");
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     await host.startCancelRun(runId, "run");
