@@ -8,6 +8,7 @@ import { decodeRunEvent } from "@/lib/runtime/events/run-events";
 import type { Db } from "../client";
 import { rowsOf } from "./append-event";
 import { parseJson } from "./run-rows";
+import { containing, idPrefixPattern } from "./text-match";
 
 export interface FiredEscalation {
   id: number;
@@ -24,11 +25,15 @@ export interface FiredEscalation {
   to: { users: string[]; roles: string[] };
 }
 
-/** The fired steps, newest first; `runId` narrows them to one run. */
+/**
+ * The fired steps, newest first, at most `limit`; `run` narrows them as the audit's filter does:
+ * part of the run's name, or the start of its id.
+ */
 export async function listFiredEscalations(
   db: Db,
-  options: { limit: number; runId?: string },
+  options: { limit: number; run?: string },
 ): Promise<FiredEscalation[]> {
+  const idPattern = options.run ? idPrefixPattern(options.run) : undefined;
   const rows = rowsOf<{
     id: string | number;
     settled_at: string | Date;
@@ -53,7 +58,12 @@ export async function listFiredEscalations(
           and (payload->>'step')::int = ne.step
         order by seq desc limit 1
       ) e on true
-      where ne.status = 'fired' ${options.runId ? sql`and ne.run_id = ${options.runId}::uuid` : sql``}
+      where ne.status = 'fired'
+      ${
+        options.run
+          ? sql`and (r.name ilike ${containing(options.run)} ${idPattern ? sql`or ne.run_id::text like ${idPattern}` : sql``})`
+          : sql``
+      }
       order by ne.settled_at desc, ne.id desc
       limit ${options.limit}`),
   );

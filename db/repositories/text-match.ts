@@ -6,8 +6,14 @@ export function containing(part: string): string {
   return `%${part.trim().replaceAll(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
-/** A run id that starts with what was typed (at least four hex digits); nothing when it cannot be an id. */
-export function idStartsWith(column: PgColumn, typed: string): SQL | undefined {
+/** A LIKE pattern for an id that starts with what was typed (at least four hex digits); none when it cannot be one. */
+export function idPrefixPattern(typed: string): string | undefined {
   const prefix = typed.trim().toLowerCase();
-  return /^[0-9a-f-]{4,36}$/.test(prefix) ? sql`${column}::text like ${`${prefix}%`}` : undefined;
+  return /^[0-9a-f-]{4,36}$/.test(prefix) ? `${prefix}%` : undefined;
+}
+
+/** A run id that starts with what was typed (`idPrefixPattern`); nothing when it cannot be an id. */
+export function idStartsWith(column: PgColumn, typed: string): SQL | undefined {
+  const pattern = idPrefixPattern(typed);
+  return pattern ? sql`${column}::text like ${pattern}` : undefined;
 }

@@ -122,6 +122,13 @@ export const auditQuerySchema = z.object({
 });
 export type AuditQuery = z.infer<typeof auditQuerySchema>;
 
+/** The escalation steps that fired (docs/notifications.md#escalation): the latest `limit`, or every one as CSV. */
+export const escalationsQuerySchema = z.object({
+  run: auditQuerySchema.shape.run,
+  limit: pageSize(100),
+  format: auditQuerySchema.shape.format,
+});
+
 /** The audit filter a query names. */
 export function auditFilterOf(query: AuditQuery): AuditFilter {
   return { outcome: query.outcome, actor: query.actor, tool: query.tool, run: query.run };

@@ -14,7 +14,8 @@ export const dynamic = "force-dynamic";
 
 /**
  * The approvals audit, newest first, filtered and paged (`?outcome=&actor=&tool=&run=&before=`);
- * the latest escalation steps that fired; for admins, the latest account changes below them.
+ * the latest escalation steps that fired (narrowed by `?run=` too); for admins, the latest account
+ * changes below them.
  */
 export default async function AuditRoute({
   searchParams,
@@ -37,7 +38,10 @@ export default async function AuditRoute({
         </p>
       )}
       <AuditList page={page} query={query} />
-      <EscalationsList escalations={await service.listEscalations(50)} />
+      <EscalationsList
+        escalations={await service.listEscalations({ limit: 50, run: query.run })}
+        run={query.run}
+      />
       {identity.role === "admin" && (
         <AccountChangesList events={await listAccountEvents((await getDatabase()).db, { limit: 50 })} />
       )}

@@ -1,7 +1,12 @@
 import { cancelRequestSchema, decisionRequestSchema } from "@/lib/http/request-schemas";
 import { scenarioSchema } from "@/lib/runtime";
 import { insightsQuerySchema } from "@/lib/server/insights/approval-insights";
-import { auditQuerySchema, inboxQuerySchema, runListQuerySchema } from "@/lib/wire/list-filters";
+import {
+  auditQuerySchema,
+  escalationsQuerySchema,
+  inboxQuerySchema,
+  runListQuerySchema,
+} from "@/lib/wire/list-filters";
 import { type ApiOperation, jsonObject } from "./api-operation";
 
 const archiveOutcome = {
@@ -222,6 +227,18 @@ export const RUNS_OPERATIONS: ApiOperation[] = [
     query: auditQuerySchema,
     responses: {
       200: { description: "`{ items, nextBefore }`, or CSV with `?format=csv`" },
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/audit/escalations",
+    summary: "The escalation steps that fired, newest first, as JSON or one CSV file",
+    description:
+      "Each step: when it fired, the run, the channel, the step of its chain and the group it told. A deleted run takes its steps with it.",
+    role: "viewer",
+    query: escalationsQuerySchema,
+    responses: {
+      200: { description: "`{ items }`, or CSV with `?format=csv`" },
     },
   },
   {

@@ -1,9 +1,9 @@
 import "server-only";
-import { stringify } from "csv-stringify/sync";
 import type { Db } from "@/db/client";
 import { listAuditRows } from "@/db/repositories/audit-queries";
 import { capPersonName } from "@/lib/runtime";
 import type { AuditFilter } from "@/lib/wire/list-filters";
+import { toSafeCsv } from "./safe-csv";
 
 export type AuditEntry = Awaited<ReturnType<typeof listAuditRows>>[number];
 
@@ -55,23 +55,11 @@ const CSV_COLUMNS = [
   "viaChannel",
 ] as const;
 
-/**
- * The audit rows that match, as CSV with a header row. A cell that starts
- * like a spreadsheet formula (`=`, `+`, `-`, `@`, tab, carriage return) gets a
- * leading `'`: a reason or a run name typed by someone is shown as text, never
- * run as a formula when the file is opened.
- */
+/** The audit rows that match, as CSV that a spreadsheet reads as text (`toSafeCsv`). */
 export async function exportAuditCsv(db: Db, filter: AuditFilter): Promise<string> {
   const rows = await listShownAuditRows(db, { limit: AUDIT_CSV_MAX_ROWS, filter });
-  return stringify(
+  return toSafeCsv(
     rows.map((row) => ({ ...row, decidedAt: row.decidedAt.toISOString() })),
-    {
-      header: true,
-      columns: [...CSV_COLUMNS],
-      cast: {
-        string: (value) => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value),
-        boolean: (value) => String(value),
-      },
-    },
+    CSV_COLUMNS,
   );
 }

@@ -508,8 +508,7 @@ describe(`notifications on ${testDriverName}`, () => {
       }),
     );
     const [first, second] = instances as [(typeof instances)[0], (typeof instances)[0]];
-    const auditedSteps = async () =>
-      (await harness.service.listEscalations(50)).filter((entry) => entry.runId === runId);
+    const auditedSteps = async () => harness.service.listEscalations({ limit: 50, run: runId });
     await first.sweep();
     expect(receiver.requests).toHaveLength(1);
     clock.advance(10 * 60_000 - 1);

@@ -21,7 +21,7 @@ import type { Identity } from "@/lib/server/auth/request-identity";
 import { type ExecutionSettings, readExecutionSettings } from "@/lib/server/config/execution-settings";
 import { checkScenarioModel, type ModelEndpoints } from "@/lib/server/config/model-endpoints";
 import { exportAuditCsv, listAuditPage } from "@/lib/server/lists/list-audit";
-import { listEscalations } from "@/lib/server/lists/list-escalations";
+import { exportEscalationsCsv, listEscalations } from "@/lib/server/lists/list-escalations";
 import { listInbox } from "@/lib/server/lists/list-inbox";
 import { listRunsPage } from "@/lib/server/lists/list-runs";
 import type { McpConnections } from "@/lib/server/mcp/mcp-connections";
@@ -169,7 +169,9 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
     listRuns: (page: Parameters<typeof listRunsPage>[1]) => listRunsPage(db, page),
     listAudit: (page: Parameters<typeof listAuditPage>[1]) => listAuditPage(db, page),
     /** The latest escalation steps that fired, for the audit (docs/notifications.md#escalation). */
-    listEscalations: (limit: number) => listEscalations(db, limit),
+    listEscalations: (options: Parameters<typeof listEscalations>[1]) => listEscalations(db, options),
+    exportEscalationsCsv: (filter: Parameters<typeof exportEscalationsCsv>[1]) =>
+      exportEscalationsCsv(db, filter),
     /** A file of a run's workspace as it is now (its path already normalised), or undefined. */
     readWorkspaceFile: (runId: string, path: string) => createRunWorkspace(db, runId).read(path),
     exportAuditCsv: (filter: Parameters<typeof exportAuditCsv>[1]) => exportAuditCsv(db, filter),

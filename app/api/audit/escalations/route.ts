@@ -1,0 +1,22 @@
+import { handleRoute, readQuery } from "@/lib/http/api-route";
+import { getRunService } from "@/lib/server/server-context";
+import { escalationsQuerySchema } from "@/lib/wire/list-filters";
+
+/**
+ * The escalation steps that fired, newest first (docs/notifications.md#escalation): `{ items }`,
+ * the latest `?limit=` (1–200, default 100). `?run=` (part of its name or the start of its id)
+ * narrows them; `?format=csv`: every matching step as one CSV file.
+ */
+export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
+  const { run, limit, format } = readQuery(request, escalationsQuerySchema);
+  const service = await getRunService();
+  if (format === "csv") {
+    return new Response(await service.exportEscalationsCsv({ run }), {
+      headers: {
+        "content-type": "text/csv; charset=utf-8",
+        "content-disposition": `attachment; filename="escalations-${new Date().toISOString().slice(0, 10)}.csv"`,
+      },
+    });
+  }
+  return Response.json({ items: await service.listEscalations({ run, limit }) });
+});
