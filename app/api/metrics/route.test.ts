@@ -1,5 +1,6 @@
 import parsePrometheusTextFormat, { type MetricFamily } from "parse-prometheus-text-format";
 import { beforeAll, describe, expect, it } from "vitest";
+import { slowReadTool } from "@/lib/runtime/testing/scenario-fixtures";
 import { createToken } from "@/lib/server/auth/accounts";
 import { getDatabase } from "@/lib/server/database";
 import type { RunService } from "@/lib/server/runs/run-service";
@@ -122,6 +123,25 @@ describe("GET /api/metrics", () => {
     expect(seriesValue(after, "playground_runs", { status: "WAITING_FOR_APPROVAL" })).toBe(
       seriesValue(waiting, "playground_runs", { status: "WAITING_FOR_APPROVAL" }) - 1,
     );
+  });
+
+  it("counts the runs this instance drives while a step is under way, and none once they stop", async () => {
+    const idle = await scrape();
+    expect(seriesValue(idle, "playground_runs_driven")).toBe(0);
+    const { runId, settled } = await service.startRun(
+      buildScenario({
+        name: "driven",
+        tools: [slowReadTool(60_000)],
+        model: { kind: "scripted", turns: [{ calls: [{ name: "slow_scan", arguments: {} }] }] },
+      }),
+    );
+    await expect
+      .poll(async () => (await service.readEvents(runId, 0)).some((event) => event.type === "call_started"))
+      .toBe(true);
+    expect(seriesValue(await scrape(), "playground_runs_driven")).toBe(1);
+    await service.cancelRun(runId, "run");
+    expect(await settled).toBe("CANCELLED");
+    expect(seriesValue(await scrape(), "playground_runs_driven")).toBe(0);
   });
 
   it("labels only bounded values: no run ids, and a scenario's own tools as custom", async () => {

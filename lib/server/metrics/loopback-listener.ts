@@ -1,7 +1,6 @@
 import "server-only";
 import { createServer, type Server } from "node:http";
-import { getDatabase } from "@/lib/server/database";
-import { readMetrics } from "./read-metrics";
+import { readProcessMetrics } from "./read-metrics";
 
 /**
  * Serves `GET /metrics` without credentials on 127.0.0.1 only, for a
@@ -19,7 +18,7 @@ export function startLoopbackMetrics(
       return;
     }
     try {
-      const { contentType, text } = await readMetrics((await getDatabase()).db);
+      const { contentType, text } = await readProcessMetrics();
       response.writeHead(200, { "content-type": contentType }).end(text);
     } catch (error) {
       log("metrics could not be read", { error: String(error) });

@@ -76,6 +76,11 @@ function createMetrics() {
       help: "Server-sent event streams open on this instance (run pages and inboxes).",
       registers: [registry],
     }),
+    runsDriven: new Gauge({
+      name: "playground_runs_driven",
+      help: "Runs this instance is driving now (a step under way); 0 when stopping it interrupts no run.",
+      registers: [registry],
+    }),
     recoveries: new Counter({
       name: "playground_recoveries_total",
       help: "Runs this instance took over because their worker was gone.",

@@ -25,17 +25,17 @@ describe("the runs gauge at scrape time", () => {
   it("counts running and waiting runs at every scrape, and finished ones as of the last minute", async () => {
     const { db } = setup.handle;
     const start = Date.now();
-    const first = (await readMetrics(db, start)).text;
+    const first = (await readMetrics(db, { now: start })).text;
     const { runId, settled } = await service.startRun(buildScenario(gatedWriteScenario("counted")));
     expect(await settled).toBe("WAITING_FOR_APPROVAL");
-    const waiting = (await readMetrics(db, start + 1_000)).text;
+    const waiting = (await readMetrics(db, { now: start + 1_000 })).text;
     expect(runsWith(waiting, "WAITING_FOR_APPROVAL")).toBe(runsWith(first, "WAITING_FOR_APPROVAL") + 1);
 
     const turnDigest = (await service.loadView(runId))?.pending?.turnDigest ?? "";
     expect((await service.decide(runId, { approve: true, turnDigest, actor: "ops" })).status).toBe(
       "COMPLETED",
     );
-    const soon = (await readMetrics(db, start + 2_000)).text;
+    const soon = (await readMetrics(db, { now: start + 2_000 })).text;
     expect(runsWith(soon, "WAITING_FOR_APPROVAL")).toBe(runsWith(first, "WAITING_FOR_APPROVAL"));
     // Finished runs are read at most once a minute: the kept count, not yet the run that just ended.
     expect(runsWith(soon, "COMPLETED")).toBe(runsWith(first, "COMPLETED"));
@@ -43,7 +43,7 @@ describe("the runs gauge at scrape time", () => {
     // A minute on, a scrape reads them again (answering with the kept ones meanwhile).
     const later = start + FINISHED_COUNTS_KEPT_MS + 2_000;
     await expect
-      .poll(async () => runsWith((await readMetrics(db, later)).text, "COMPLETED"))
+      .poll(async () => runsWith((await readMetrics(db, { now: later })).text, "COMPLETED"))
       .toBe(runsWith(first, "COMPLETED") + 1);
   });
 });

@@ -2,8 +2,10 @@ import "server-only";
 import type { Db } from "@/db/client";
 import { countFinishedRuns, countLiveRuns } from "@/db/repositories/run-list-queries";
 import { RUN_STATUSES } from "@/lib/runtime/run/run-types";
+import { getDatabase } from "@/lib/server/database";
 import { logWarning } from "@/lib/server/ops/logger";
 import { processPart } from "@/lib/server/process-parts";
+import { getRunService } from "@/lib/server/server-context";
 import { countOpenStreams } from "@/lib/server/streams/open-streams";
 import { getMetrics } from "./metrics";
 
@@ -60,9 +62,12 @@ async function finishedCounts(db: Db, now: number): Promise<Record<string, numbe
 /**
  * The metrics as Prometheus text, with the gauges read at scrape time: running and waiting runs and
  * the oldest wait from the database (the same for every instance), finished runs as of the last
- * minute, streams open on this instance.
+ * minute, streams open on this instance and, from `runsDriven`, the runs it is driving.
  */
-export async function readMetrics(db: Db, now = Date.now()): Promise<{ contentType: string; text: string }> {
+export async function readMetrics(
+  db: Db,
+  { now = Date.now(), runsDriven = () => 0 }: { now?: number; runsDriven?: () => number } = {},
+): Promise<{ contentType: string; text: string }> {
   const metrics = getMetrics();
   const [{ byStatus, oldestWait }, finished] = await Promise.all([
     countLiveRuns(db),
@@ -73,5 +78,12 @@ export async function readMetrics(db: Db, now = Date.now()): Promise<{ contentTy
   }
   metrics.oldestWait.set(oldestWait ? Math.max(0, (now - oldestWait.getTime()) / 1000) : 0);
   metrics.sseStreams.set(countOpenStreams());
+  metrics.runsDriven.set(runsDriven());
   return { contentType: metrics.registry.contentType, text: await metrics.registry.metrics() };
+}
+
+/** This process's metrics: on its database, with the runs its run service drives (the route and the loopback listener). */
+export async function readProcessMetrics(): Promise<{ contentType: string; text: string }> {
+  const [{ db }, service] = await Promise.all([getDatabase(), getRunService()]);
+  return readMetrics(db, { runsDriven: service.runsDrivenHere });
 }
