@@ -146,7 +146,8 @@ export async function decisionsOverHttp(
       if (Number.isNaN(heardAt) && message.data.includes('"call_started"')) heardAt = performance.now();
     }
     const answer = await decided;
-    if (!answer.ok) throw new Error(`the decision: ${answer.status} ${await answer.text()}`);
+    const answered = await answer.text();
+    if (!answer.ok) throw new Error(`the decision: ${answer.status} ${answered}`);
     if (Number.isNaN(heardAt)) throw new Error("the stream ended without call_started");
     toCallStarted.push(heardAt - started);
     afterAnswer.push(heardAt - answeredAt);
