@@ -50,6 +50,8 @@ mkdirSync(checksFixtureDir, { recursive: true });
 const checksDatabaseUrl = process.env.DATABASE_URL
   ? siblingDatabaseUrl(process.env.DATABASE_URL, "e2e_checks")
   : "";
+// For a check that starts a server of its own on its lane's database (e2e/support/production-server.ts).
+process.env.E2E_CHECKS_DATABASE_URL = checksDatabaseUrl;
 
 function siblingDatabaseUrl(url: string, suffix: string): string {
   const sibling = new URL(url);

@@ -178,7 +178,7 @@ async function expectBoundaryCodes(api: APIRequestContext, server: ProductionSer
 for (const firstRequest of ["page", "api"] as const) {
   test(`every refusal keeps its code and status on both surfaces when the ${firstRequest} loads first`, async () => {
     test.setTimeout(120_000);
-    const server = await startProductionServer();
+    const server = await startProductionServer({ checksDatabase: true });
     const api = await playwrightRequest.newContext({ baseURL: server.baseURL });
     try {
       // Signing in loads neither the pages nor the API routes, so the order below is still the first.

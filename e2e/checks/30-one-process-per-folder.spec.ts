@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, request as playwrightRequest, test } from "@playwright/test";
 import { findFreePort } from "../../lib/server/testing/free-port";
-import { startRunOverApi } from "../pages/api";
+import { startRunOverApi, waitForStatus } from "../pages/api";
 import { E2E_ADMIN } from "../support/accounts";
 import { type ProductionServer, signInOverApi, startProductionServer } from "../support/production-server";
 
@@ -107,6 +107,8 @@ test("beside the running app, the CLI, the worker and a second server are refuse
       api,
       JSON.parse(readFileSync("lib/scenarios/write-then-read-back.json", "utf8")),
     );
+    // At its barrier, where it stays: exported now and after the crash, the run is the same.
+    await waitForStatus(api, runId, "WAITING_FOR_APPROVAL");
     const exported = overHttp(["export", runId]);
     expect(exported.status).toBe(0);
     expect(JSON.parse(exported.stdout)).toMatchObject({ model: { kind: "scripted" } });

@@ -251,7 +251,10 @@ test("Copy as curl says what each request does, with the decision and the report
   expect(command).toContain(`"turnDigest":"${digest}"`);
   expect(command).toContain(`/api/runs/${runId}/decision`);
   await page.getByRole("button", { name: "Copy: the report" }).click();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`/api/runs/${runId}/report`);
+  // The copy lands when the clipboard has taken it, not when the click returns.
+  await expect
+    .poll(() => page.evaluate(() => navigator.clipboard.readText()))
+    .toContain(`/api/runs/${runId}/report`);
 
   // Cancel run asks in the page's own dialog; keeping the run changes nothing.
   await page.getByRole("button", { name: "Cancel run" }).click();

@@ -36,9 +36,10 @@ test("a gated write is a barrier with its digest; once approved, the read-back s
   const runId = run.runId;
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Playground" }).click();
   const recent = page.getByRole("region", { name: "Recent runs" });
+  // This run's own link: another spec's run of the same preset may be newer.
   await recent
     .getByRole("link", { name: "approval-gated write, then read-back verification" })
-    .first()
+    .and(page.locator(`[href="/runs/${runId}"]`))
     .click();
   await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`));
   await run.expectStatus("Completed");

@@ -23,7 +23,7 @@ test("run a scenario under both policies and read the comparison: barriers spend
     await page.goBack();
   }
   const completions = table.getByRole("row", { name: /^Completions \d/ });
-  await expect(completions).toHaveText(/Completions\s*2\s*3/, { timeout: 10_000 });
+  await expect(completions).toHaveText(/Completions\s*2\s*3/);
   await expect(table.getByRole("row", { name: /^Completions wasted/ })).toContainText(/0\s*1/);
   await expect(page.getByRole("region", { name: /Plans of .*\[legacy\]/ })).toContainText(
     "cut after the gate",

@@ -11,8 +11,9 @@ import { allowFor, STEP_BUDGET_MS } from "./budget";
  * A `next start` of the suite's production build, of its own, for specs that
  * need a fresh server process (what the first request after start-up loads
  * decides which bundle builds the process-wide service). It uses the suite's
- * database setting: the Postgres server when DATABASE_URL is set, otherwise
- * an in-memory PGlite of its own.
+ * database setting: the Postgres server when DATABASE_URL is set (the demos'
+ * database, or with `checksDatabase` the checks' one, so a check's server never
+ * adds runs to what a demo lists), otherwise an in-memory PGlite of its own.
  */
 export interface ProductionServer {
   baseURL: string;
@@ -44,6 +45,8 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
 export async function startProductionServer(
   options: {
     freshDatabase?: boolean;
+    /** On Postgres, the checks' database (the lane the spec runs in) rather than the demos' one. */
+    checksDatabase?: boolean;
     seedAdmin?: boolean;
     /** A port to listen on (to restart a killed server where its pages reconnect); a free one by default. */
     port?: number;
@@ -62,7 +65,10 @@ export async function startProductionServer(
       // A fresh database is a throwaway PGlite of its own, even when the suite runs on a Postgres server.
       ...(options.freshDatabase || !process.env.DATABASE_URL
         ? { DATABASE_URL: "", PGLITE_DATA_DIR: options.pgliteDataDir ?? "memory://" }
-        : { PGLITE_DATA_DIR: "" }),
+        : {
+            PGLITE_DATA_DIR: "",
+            ...(options.checksDatabase ? { DATABASE_URL: process.env.E2E_CHECKS_DATABASE_URL ?? "" } : {}),
+          }),
       ...(options.seedAdmin === false
         ? { PLAYGROUND_ADMIN_EMAIL: "", PLAYGROUND_ADMIN_PASSWORD: "" }
         : { PLAYGROUND_ADMIN_EMAIL: E2E_ADMIN.email, PLAYGROUND_ADMIN_PASSWORD: E2E_ADMIN.password }),
