@@ -7,7 +7,7 @@ import { toSafeCsv } from "./safe-csv";
 export type EscalationEntry = Omit<FiredEscalation, "firedAt"> & { firedAt: string };
 
 /** The most steps one CSV export holds, as for the decisions (`AUDIT_CSV_MAX_ROWS`). */
-export const ESCALATIONS_CSV_MAX_ROWS = 50_000;
+const ESCALATIONS_CSV_MAX_ROWS = 50_000;
 
 /** The latest fired escalation steps, newest first; `run` as the audit's filter (name or id start). */
 export async function listEscalations(
