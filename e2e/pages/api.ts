@@ -15,29 +15,14 @@ export async function startRunOverApi(request: APIRequestContext, scenario: Reco
   return ((await response.json()) as { runId: string }).runId;
 }
 
-/**
- * A GET, sent again once if the connection it went out on was reset. The request context keeps
- * connections alive and can reuse one the server is closing after its keep-alive idle (CI:
- * `read ECONNRESET` on a GET after some seconds of browser steps); a browser resends such a request
- * by itself. A server that is down still fails: it refuses the second connection.
- */
-async function getAgainIfReset(request: APIRequestContext, url: string) {
-  try {
-    return await request.get(url);
-  } catch (error) {
-    if (!String(error).includes("ECONNRESET")) throw error;
-    return request.get(url);
-  }
-}
-
 export async function getReport(request: APIRequestContext, runId: string) {
-  const response = await getAgainIfReset(request, `/api/runs/${runId}/report`);
+  const response = await request.get(`/api/runs/${runId}/report`);
   expect(response.ok()).toBe(true);
   return response.json();
 }
 
 export async function getView(request: APIRequestContext, runId: string) {
-  const response = await getAgainIfReset(request, `/api/runs/${runId}/view`);
+  const response = await request.get(`/api/runs/${runId}/view`);
   expect(response.ok()).toBe(true);
   return response.json() as Promise<RunView>;
 }
