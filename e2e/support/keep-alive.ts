@@ -4,5 +4,8 @@
  * alive, may send its next request on one just as the server closes it: `read ECONNRESET` (CI, on a
  * GET after some seconds of browser steps). A browser resends such a request by itself; the request
  * context does not. Longer than any test, so no connection a test holds is ever closed under it.
+ * Only for the suite's two servers, which the run ends by killing them: a server a spec starts and
+ * stops itself (production-server.ts) keeps Node's default, since its graceful stop waits for the
+ * connections open then to close (CI: a stop that waited for minutes).
  */
 export const KEEP_ALIVE_MS = 10 * 60_000;

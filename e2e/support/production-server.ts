@@ -6,7 +6,6 @@ import type { APIRequestContext } from "@playwright/test";
 import { findFreePort } from "../../lib/server/testing/free-port";
 import { E2E_ADMIN } from "./accounts";
 import { allowFor, STEP_BUDGET_MS } from "./budget";
-import { KEEP_ALIVE_MS } from "./keep-alive";
 
 /**
  * A `next start` of the suite's production build, of its own, for specs that
@@ -58,29 +57,27 @@ export async function startProductionServer(
 ): Promise<ProductionServer> {
   allowFor("serverStart");
   const port = options.port ?? (await findFreePort());
-  const child = spawn(
-    path.join("node_modules", ".bin", "next"),
-    ["start", "-p", String(port), "--keepAliveTimeout", String(KEEP_ALIVE_MS)],
-    {
-      env: {
-        ...process.env,
-        NEXT_TELEMETRY_DISABLED: "1",
-        PLAYGROUND_FAULTS: "1",
-        // A fresh database is a throwaway PGlite of its own, even when the suite runs on a Postgres server.
-        ...(options.freshDatabase || !process.env.DATABASE_URL
-          ? { DATABASE_URL: "", PGLITE_DATA_DIR: options.pgliteDataDir ?? "memory://" }
-          : {
-              PGLITE_DATA_DIR: "",
-              ...(options.checksDatabase ? { DATABASE_URL: process.env.E2E_CHECKS_DATABASE_URL ?? "" } : {}),
-            }),
-        ...(options.seedAdmin === false
-          ? { PLAYGROUND_ADMIN_EMAIL: "", PLAYGROUND_ADMIN_PASSWORD: "" }
-          : { PLAYGROUND_ADMIN_EMAIL: E2E_ADMIN.email, PLAYGROUND_ADMIN_PASSWORD: E2E_ADMIN.password }),
-        ...options.env,
-      },
-      stdio: ["ignore", "ignore", "pipe"],
+  // Node's own keep-alive (5 s), unlike the suite's servers (keep-alive.ts): `stop` is a graceful
+  // SIGTERM, which waits for the connections open then to close.
+  const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], {
+    env: {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: "1",
+      PLAYGROUND_FAULTS: "1",
+      // A fresh database is a throwaway PGlite of its own, even when the suite runs on a Postgres server.
+      ...(options.freshDatabase || !process.env.DATABASE_URL
+        ? { DATABASE_URL: "", PGLITE_DATA_DIR: options.pgliteDataDir ?? "memory://" }
+        : {
+            PGLITE_DATA_DIR: "",
+            ...(options.checksDatabase ? { DATABASE_URL: process.env.E2E_CHECKS_DATABASE_URL ?? "" } : {}),
+          }),
+      ...(options.seedAdmin === false
+        ? { PLAYGROUND_ADMIN_EMAIL: "", PLAYGROUND_ADMIN_PASSWORD: "" }
+        : { PLAYGROUND_ADMIN_EMAIL: E2E_ADMIN.email, PLAYGROUND_ADMIN_PASSWORD: E2E_ADMIN.password }),
+      ...options.env,
     },
-  );
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr?.on("data", (chunk) => {
     stderr += String(chunk);
