@@ -1,4 +1,5 @@
 import { handleRoute, readQuery } from "@/lib/http/api-route";
+import { csvAttachment, today } from "@/lib/http/csv-attachment";
 import { getRunService } from "@/lib/server/server-context";
 import { auditFilterOf, auditQuerySchema } from "@/lib/wire/list-filters";
 
@@ -15,12 +16,7 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
   const filter = auditFilterOf(query);
   const service = await getRunService();
   if (query.format === "csv") {
-    return new Response(await service.exportAuditCsv(filter), {
-      headers: {
-        "content-type": "text/csv; charset=utf-8",
-        "content-disposition": `attachment; filename="audit-${new Date().toISOString().slice(0, 10)}.csv"`,
-      },
-    });
+    return csvAttachment(await service.exportAuditCsv(filter), `audit-${today()}`);
   }
   return Response.json(await service.listAudit({ limit: query.limit, before: query.before, filter }));
 });

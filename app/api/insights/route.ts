@@ -1,4 +1,5 @@
 import { handleRoute, readQuery } from "@/lib/http/api-route";
+import { csvAttachment } from "@/lib/http/csv-attachment";
 import {
   insightsQuerySchema,
   insightsTableCsv,
@@ -15,12 +16,7 @@ export const GET = handleRoute({ role: "operator" }, async (request: Request) =>
   const insights = await loadApprovalInsights(query.range);
   if (query.format === "csv") {
     const table = query.table ?? "by-tool";
-    return new Response(insightsTableCsv(insights, table), {
-      headers: {
-        "content-type": "text/csv; charset=utf-8",
-        "content-disposition": `attachment; filename="insights-${table}-${query.range}.csv"`,
-      },
-    });
+    return csvAttachment(insightsTableCsv(insights, table), `insights-${table}-${query.range}`);
   }
   return Response.json(insights);
 });

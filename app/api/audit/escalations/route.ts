@@ -1,4 +1,5 @@
 import { handleRoute, readQuery } from "@/lib/http/api-route";
+import { csvAttachment, today } from "@/lib/http/csv-attachment";
 import { getRunService } from "@/lib/server/server-context";
 import { escalationsQuerySchema } from "@/lib/wire/list-filters";
 
@@ -11,12 +12,7 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
   const { run, limit, format } = readQuery(request, escalationsQuerySchema);
   const service = await getRunService();
   if (format === "csv") {
-    return new Response(await service.exportEscalationsCsv({ run }), {
-      headers: {
-        "content-type": "text/csv; charset=utf-8",
-        "content-disposition": `attachment; filename="escalations-${new Date().toISOString().slice(0, 10)}.csv"`,
-      },
-    });
+    return csvAttachment(await service.exportEscalationsCsv({ run }), `escalations-${today()}`);
   }
   return Response.json({ items: await service.listEscalations({ run, limit }) });
 });
