@@ -1,10 +1,9 @@
 // Runs only the edge-over-HTTP figures (DATABASE_URL = a Postgres database, which gains a user, a
 // token and runs): for a quick look while working on the edge. `npm run bench` runs them all. With
 // EDGE_URL naming a `next start` of the production build on that database, they are that instance's.
-import { buildScenario } from "../lib/runtime/testing/scenario-harness";
 import { decisionsOverHttp, getOverHttp, openEdge, uncachedTokenVerification } from "./edge-over-http";
-import { GATED } from "./shapes";
 import { summarize } from "./table";
+import { waitingRuns } from "./waiting-runs";
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error("set DATABASE_URL to a Postgres database");
@@ -33,14 +32,7 @@ for (const [how, headers] of [
   ["token", edge.token],
   ["session", edge.session],
 ] as const) {
-  const waiting = [];
-  for (let index = 0; index < decisions + 5; index += 1) {
-    const { runId, settled } = await edge.service.startRun(buildScenario(GATED));
-    if ((await settled) !== "WAITING_FOR_APPROVAL") throw new Error("the gated run did not wait");
-    const view = await edge.service.loadView(runId);
-    const events = await edge.service.readEvents(runId, 0);
-    waiting.push({ runId, turnDigest: view?.pending?.turnDigest ?? "", waitingAt: events.at(-1)?.seq ?? 0 });
-  }
+  const waiting = await waitingRuns(edge.service, decisions + 5);
   // As `npm run bench` does: the garbage of preparing the runs is not the decisions' to collect.
   (globalThis as { gc?: () => void }).gc?.();
   const { toCallStarted, afterAnswer } = await decisionsOverHttp(edge, waiting, headers);

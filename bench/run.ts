@@ -19,8 +19,9 @@ import {
   uncachedTokenVerification,
 } from "./edge-over-http";
 import { openLangGraphPeer } from "./langgraph-peer";
-import { GATED, SHAPES, scenarioOf, toolCallsOf } from "./shapes";
+import { SHAPES, scenarioOf, toolCallsOf } from "./shapes";
 import { printTable, type Row, summarize } from "./table";
+import { waitingRun, waitingRuns } from "./waiting-runs";
 
 const REPETITIONS = Number(process.env.BENCH_REPETITIONS ?? 5);
 /** Decisions timed over HTTP per identity (100: the p99 is the second slowest). */
@@ -231,24 +232,6 @@ async function anchorInsert(db: Db): Promise<number[]> {
     );
   }
   return samples;
-}
-
-async function waitingRun(service: RunService): Promise<{ runId: string; turnDigest: string }> {
-  const { runId, settled } = await service.startRun(buildScenario(GATED));
-  if ((await settled) !== "WAITING_FOR_APPROVAL") throw new Error("the gated run did not wait");
-  const view = await service.loadView(runId);
-  if (!view?.pending) throw new Error("no pending turn");
-  return { runId, turnDigest: view.pending.turnDigest };
-}
-
-/** `count` gated runs waiting, with the seq they wait at. */
-async function waitingRuns(service: RunService, count: number) {
-  const waiting: Array<{ runId: string; turnDigest: string; waitingAt: number }> = [];
-  for (let index = 0; index < count; index += 1) {
-    const run = await waitingRun(service);
-    waiting.push({ ...run, waitingAt: (await service.readEvents(run.runId, 0)).at(-1)?.seq ?? 0 });
-  }
-  return waiting;
 }
 
 async function anchorClaim(service: RunService, db: Db): Promise<number[]> {
