@@ -111,12 +111,14 @@ export async function uncachedTokenVerification(url: string, headers: Record<str
  * (`GET /api/runs/{id}/events`, open and live: it has replayed the event the run waits at, as a
  * page's stream has before a person decides), both with `headers`; and how long after the
  * POST's answer the stream carried it (negative: before). Each decided run ends (its stream closes)
- * before the next decision. The first five are a warm-up.
+ * before the next decision. The first five are a warm-up. `onMoment` is told as each timed decision
+ * starts and as its `call_started` arrives (bench/edge-tail.once.ts reads the scheduler then).
  */
 export async function decisionsOverHttp(
   edge: Edge,
   waiting: ReadonlyArray<{ runId: string; turnDigest: string; waitingAt: number }>,
   headers: Record<string, string>,
+  onMoment?: (moment: "started" | "heard") => void,
 ): Promise<{ toCallStarted: number[]; afterAnswer: number[] }> {
   const toCallStarted: number[] = [];
   const afterAnswer: number[] = [];
@@ -129,6 +131,7 @@ export async function decisionsOverHttp(
     const waitingEvent = await reader.next();
     if (waitingEvent?.id !== String(waitingAt))
       throw new Error("the stream did not replay the waiting event");
+    onMoment?.("started");
     const started = performance.now();
     let answeredAt = Number.NaN;
     const decided = fetch(`${edge.base}/api/runs/${runId}/decision`, {
@@ -143,7 +146,10 @@ export async function decisionsOverHttp(
     for (;;) {
       const message = await reader.next();
       if (!message || message.event === "end") break;
-      if (Number.isNaN(heardAt) && message.data.includes('"call_started"')) heardAt = performance.now();
+      if (Number.isNaN(heardAt) && message.data.includes('"call_started"')) {
+        heardAt = performance.now();
+        onMoment?.("heard");
+      }
     }
     const answer = await decided;
     const answered = await answer.text();
