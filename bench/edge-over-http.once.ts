@@ -2,7 +2,7 @@
 // token and runs): for a quick look while working on the edge. `npm run bench` runs them all. With
 // EDGE_URL naming a `next start` of the production build on that database, they are that instance's.
 import { decisionsOverHttp, getOverHttp, openEdge, uncachedTokenVerification } from "./edge-over-http";
-import { summarize } from "./table";
+import { summaryLine } from "./table";
 import { waitingRuns } from "./waiting-runs";
 
 const url = process.env.DATABASE_URL;
@@ -14,12 +14,7 @@ process.stdout.write(
     ? `against ${edge.base} (a running instance on the same database)\n`
     : "against the route handlers served by Node's HTTP server (no Next router)\n",
 );
-const print = (figure: string, samples: number[]) => {
-  const { median, p99, max } = summarize(samples);
-  process.stdout.write(
-    `${figure}: median ${median.toFixed(2)} p99 ${p99.toFixed(2)} max ${max.toFixed(2)} ms\n`,
-  );
-};
+const print = (figure: string, samples: number[]) => process.stdout.write(summaryLine(figure, samples));
 print("GET /api/health", await getOverHttp(edge, "/api/health", {}));
 print("GET /api/inbox?limit=1, token", await getOverHttp(edge, "/api/inbox?limit=1", edge.token));
 print("GET /api/inbox?limit=1, session", await getOverHttp(edge, "/api/inbox?limit=1", edge.session));

@@ -111,18 +111,22 @@ export async function uncachedTokenVerification(url: string, headers: Record<str
  * (`GET /api/runs/{id}/events`, open and live: it has replayed the event the run waits at, as a
  * page's stream has before a person decides), both with `headers`; and how long after the
  * POST's answer the stream carried it (negative: before). Each decided run ends (its stream closes)
- * before the next decision. The first five are a warm-up. `onMoment` is told as each timed decision
- * starts and as its `call_started` arrives (bench/edge-tail.once.ts reads the scheduler then).
+ * before the next decision. The first {@link WARM_UP_DECISIONS} are a warm-up. `onMoment` is told as
+ * each timed decision starts and as its `call_started` arrives (bench/edge-tail.once.ts reads the
+ * scheduler then), with the decision's index among the timed ones.
  */
+export const WARM_UP_DECISIONS = 5;
+
 export async function decisionsOverHttp(
   edge: Edge,
   waiting: ReadonlyArray<{ runId: string; turnDigest: string; waitingAt: number }>,
   headers: Record<string, string>,
-  onMoment?: (moment: "started" | "heard") => void,
+  onMoment?: (moment: "started" | "heard", timedIndex: number) => void,
 ): Promise<{ toCallStarted: number[]; afterAnswer: number[] }> {
   const toCallStarted: number[] = [];
   const afterAnswer: number[] = [];
-  for (const { runId, turnDigest, waitingAt } of waiting) {
+  for (const [index, { runId, turnDigest, waitingAt }] of waiting.entries()) {
+    const tell = index >= WARM_UP_DECISIONS ? onMoment : undefined;
     // From the event the run waits at: once the stream has handed it on, it is live (its opening,
     // which overlapped the decision before, is not the decision's time).
     const stream = await fetch(`${edge.base}/api/runs/${runId}/events?after=${waitingAt - 1}`, { headers });
@@ -131,7 +135,7 @@ export async function decisionsOverHttp(
     const waitingEvent = await reader.next();
     if (waitingEvent?.id !== String(waitingAt))
       throw new Error("the stream did not replay the waiting event");
-    onMoment?.("started");
+    tell?.("started", index - WARM_UP_DECISIONS);
     const started = performance.now();
     let answeredAt = Number.NaN;
     const decided = fetch(`${edge.base}/api/runs/${runId}/decision`, {
@@ -148,7 +152,7 @@ export async function decisionsOverHttp(
       if (!message || message.event === "end") break;
       if (Number.isNaN(heardAt) && message.data.includes('"call_started"')) {
         heardAt = performance.now();
-        onMoment?.("heard");
+        tell?.("heard", index - WARM_UP_DECISIONS);
       }
     }
     const answer = await decided;
@@ -158,5 +162,8 @@ export async function decisionsOverHttp(
     toCallStarted.push(heardAt - started);
     afterAnswer.push(heardAt - answeredAt);
   }
-  return { toCallStarted: toCallStarted.slice(5), afterAnswer: afterAnswer.slice(5) };
+  return {
+    toCallStarted: toCallStarted.slice(WARM_UP_DECISIONS),
+    afterAnswer: afterAnswer.slice(WARM_UP_DECISIONS),
+  };
 }

@@ -9,7 +9,7 @@ import { PerformanceObserver } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
 import { getDatabase } from "@/lib/server/database";
 import { decisionsOverHttp, openEdge } from "./edge-over-http";
-import { summarize } from "./table";
+import { summaryLine } from "./table";
 import { waitingRuns } from "./waiting-runs";
 
 const url = process.env.DATABASE_URL;
@@ -45,17 +45,17 @@ new PerformanceObserver((list) => {
     pauses.push({ from: entry.startTime, to: entry.startTime + entry.duration });
 }).observe({ entryTypes: ["gc"] });
 
-const moments: Array<ReturnType<typeof readScheduler>> = [];
+// Each timed decision's scheduler readings as it started and as its call_started arrived.
+const moments: Array<Partial<Record<"started" | "heard", ReturnType<typeof readScheduler>>>> = [];
 (globalThis as { gc?: () => void }).gc?.(); // as `npm run bench` does
-const { toCallStarted } = await decisionsOverHttp(edge, waiting, edge.token, () =>
-  moments.push(readScheduler()),
-);
+const { toCallStarted } = await decisionsOverHttp(edge, waiting, edge.token, (moment, index) => {
+  moments[index] = { ...moments[index], [moment]: readScheduler() };
+});
 await new Promise((resolve) => setImmediate(resolve)); // the last pauses' entries
 
 const ms = (ns: number) => ns / 1e6;
 const timed = toCallStarted.map((total, index) => {
-  const started = moments[2 * (index + 5)];
-  const heard = moments[2 * (index + 5) + 1];
+  const { started, heard } = moments[index] ?? {};
   if (!started || !heard) throw new Error("a decision's moments are missing");
   const paused = pauses.reduce(
     (sum, { from, to }) => sum + Math.max(0, Math.min(to, heard.at) - Math.max(from, started.at)),
@@ -72,12 +72,7 @@ const timed = toCallStarted.map((total, index) => {
   };
 });
 
-const line = (figure: string, samples: number[]) => {
-  const { median, p99, max } = summarize(samples);
-  process.stdout.write(
-    `${figure}: median ${median.toFixed(2)} p99 ${p99.toFixed(2)} max ${max.toFixed(2)} ms\n`,
-  );
-};
+const line = (figure: string, samples: number[]) => process.stdout.write(summaryLine(figure, samples));
 process.stdout.write(`${timed.length} decisions, ${backends.length} database backends watched\n`);
 line(
   "decision → call_started over HTTP",

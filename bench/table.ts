@@ -14,6 +14,12 @@ export function summarize(samples: readonly number[]) {
   return { min: sorted[0] ?? Number.NaN, median: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? Number.NaN };
 }
 
+/** One figure as a line: `figure: median … p99 … max … ms`, for the benches' quick looks. */
+export function summaryLine(figure: string, samples: readonly number[]): string {
+  const { median, p99, max } = summarize(samples);
+  return `${figure}: median ${median.toFixed(2)} p99 ${p99.toFixed(2)} max ${max.toFixed(2)} ms\n`;
+}
+
 const format = (value: number) =>
   Number.isNaN(value) ? "–" : value >= 100 ? value.toFixed(0) : value.toFixed(2);
 
