@@ -29,19 +29,34 @@ export interface CommittedEvents {
   events(): readonly StoredRunEvent[];
 }
 
-const committedListeners = new WeakMap<Executor, (committed: CommittedEvents) => void>();
+/**
+ * Told of each write this process makes through the database itself (not inside a transaction)
+ * as it is sent, for its run; returns what is told as it ends: its events when it committed some,
+ * else null (it appended nothing, or failed). Called exactly once, whatever the outcome.
+ */
+export type DirectWriteObserver = (runId: string) => (committed: CommittedEvents | null) => void;
+
+const directWriteObservers = new WeakMap<Executor, DirectWriteObserver>();
 
 /**
- * Tells `listener` of events this process commits through `db` outside a
- * transaction, with the events themselves, as soon as the statement returns:
- * this process's own streams need neither wait for Postgres to relay the
- * NOTIFY back to it nor read the events again. Other processes, and writes
- * made inside a transaction (told at their commit), still hear the NOTIFY
- * (`<runId>:<last seq>`), which therefore can arrive after this: a listener
- * must take a seq it has seen as nothing new.
+ * Tells `observer` of the writes this process makes through `db` outside a transaction: as each
+ * is sent, and, with its events, as it returns. This process's own streams need neither wait for
+ * Postgres to relay the NOTIFY back nor read the events again. Other processes, and writes made
+ * inside a transaction (told at their commit), still hear the NOTIFY (`<runId>:<last seq>`), which
+ * can arrive before or after the write returns: while a write of a run is on its way, a listener
+ * cannot tell whether a NOTIFY of that run is the write's own.
  */
-export function onEventsCommitted(db: Db, listener: (committed: CommittedEvents) => void): void {
-  committedListeners.set(db, listener);
+export function observeDirectWrites(db: Db, observer: DirectWriteObserver): void {
+  directWriteObservers.set(db, observer);
+}
+
+/** Runs an observer's hook, whose failure must never fail a write (committed or not, whatever the hook does). */
+function safely<T>(hook: () => T): T | undefined {
+  try {
+    return hook();
+  } catch {
+    return undefined; // the NOTIFY tells listeners again
+  }
 }
 
 /** `jsonb` text for a parameter, made storable (no NUL, no lone surrogate), or SQL NULL. */
@@ -97,6 +112,27 @@ export async function appendEvents(
   events: readonly RunEvent[],
   options: AppendOptions,
 ): Promise<AppendResult> {
+  // Only for the database itself: a transaction's handle is another object, and is told at commit.
+  const observer = directWriteObservers.get(executor);
+  if (!observer) return (await appendStatement(executor, runId, events, options)).appended;
+  const ended = safely(() => observer(runId));
+  let committed: CommittedEvents | null = null;
+  try {
+    const outcome = await appendStatement(executor, runId, events, options);
+    committed = outcome.committed;
+    return outcome.appended;
+  } finally {
+    safely(() => ended?.(committed));
+  }
+}
+
+/** {@link appendEvents}'s statement: what it appended, and, when it committed events, those events. */
+async function appendStatement(
+  executor: Executor,
+  runId: string,
+  events: readonly RunEvent[],
+  options: AppendOptions,
+): Promise<{ appended: AppendResult; committed: CommittedEvents | null }> {
   const fenced =
     options.fence === null
       ? sql``
@@ -139,17 +175,13 @@ export async function appendEvents(
   }>(result);
   if (row) {
     const seqs = row.seqs.map(Number);
-    try {
-      // Only for the database itself: a transaction's handle is another object, and is told at commit.
-      committedListeners.get(executor)?.(committedEvents(runId, seqs, rowsJson, row.committed_at));
-    } catch {
-      // The write is committed whatever a listener does; the NOTIFY tells it again.
-    }
+    const committed = committedEvents(runId, seqs, rowsJson, row.committed_at);
     const allowedTools =
       typeof row.allowed_tools === "string" ? JSON.parse(row.allowed_tools) : row.allowed_tools;
-    return { seqs, cancelPending: row.cancel_pending, allowedTools };
+    return { appended: { seqs, cancelPending: row.cancel_pending, allowedTools }, committed };
   }
-  return { seqs: null, cancelPending: await whyNothingWasAppended(executor, runId, events, options) };
+  const cancelPending = await whyNothingWasAppended(executor, runId, events, options);
+  return { appended: { seqs: null, cancelPending }, committed: null };
 }
 
 /**

@@ -1,6 +1,6 @@
 import "server-only";
 import type { DatabaseHandle } from "@/db/client";
-import { type CommittedEvents, onEventsCommitted, RUN_EVENTS_CHANNEL } from "@/db/repositories/append-event";
+import { observeDirectWrites, RUN_EVENTS_CHANNEL } from "@/db/repositories/append-event";
 import type { StoredRunEvent } from "@/lib/runtime";
 
 /**
@@ -34,12 +34,12 @@ const hubs = new WeakMap<DatabaseHandle, RunEventHub>();
 
 /**
  * One LISTEN per database handle, fanned out to every open stream in this
- * process, and this process's own writes announced as they return (before
- * their NOTIFY comes back). A stream per LISTEN would hold a connection per
- * browser tab.
+ * process, and this process's own writes announced as they return. A stream
+ * per LISTEN would hold a connection per browser tab.
  * A NOTIFY only says "something was committed"; streams read those events
  * themselves, in order, from the database. This process's own writes come
- * with their events, which need no reading.
+ * with their events, which need no reading; a NOTIFY of a run heard while
+ * such a write of it is on its way waits for the write to return.
  */
 export function getRunEventHub(handle: DatabaseHandle): RunEventHub {
   let hub = hubs.get(handle);
@@ -60,7 +60,7 @@ function createRunEventHub(handle: DatabaseHandle): RunEventHub {
   // as they return, and their NOTIFYs, arriving after, are nothing new.
   const announced = new Map<string, number>();
 
-  // The listeners also told of this process's own writes whose NOTIFY came first.
+  // The listeners also told of this process's own writes when their seq was announced already.
   const wantOwnEvents = new WeakSet<RunEventListener>();
 
   function announce(runId: string, seq: number, committed?: () => readonly StoredRunEvent[]) {
@@ -81,13 +81,42 @@ function createRunEventHub(handle: DatabaseHandle): RunEventHub {
       }
     }
   }
+  // This process's writes of each run on their way (sent, not yet returned), and the highest seq
+  // NOTIFYd of such a run meanwhile. That NOTIFY is most often the write's own, arriving before the
+  // write returns: announced at once, it would have the run's readers read the events the write
+  // hands them a moment later. It waits for the run's writes to return, which always happens
+  // (committed or failed), and is then nothing new, or (another instance's later write) announced.
+  const writing = new Map<string, number>();
+  const notifiedWhileWriting = new Map<string, number>();
+
   function dispatch(payload: string) {
     const separator = payload.lastIndexOf(":");
-    announce(payload.slice(0, separator), Number(payload.slice(separator + 1)));
+    const runId = payload.slice(0, separator);
+    const seq = Number(payload.slice(separator + 1));
+    if (writing.has(runId)) {
+      notifiedWhileWriting.set(runId, Math.max(seq, notifiedWhileWriting.get(runId) ?? 0));
+      return;
+    }
+    announce(runId, seq);
   }
-  onEventsCommitted(handle.db, (committed: CommittedEvents) =>
-    announce(committed.runId, committed.lastSeq, committed.events),
-  );
+  observeDirectWrites(handle.db, (runId) => {
+    writing.set(runId, (writing.get(runId) ?? 0) + 1);
+    return (committed) => {
+      // The bookkeeping first: a listener that throws must not leave the run's NOTIFYs held.
+      const left = (writing.get(runId) ?? 1) - 1;
+      const notified = left > 0 ? undefined : notifiedWhileWriting.get(runId);
+      if (left > 0) writing.set(runId, left);
+      else {
+        writing.delete(runId);
+        notifiedWhileWriting.delete(runId);
+      }
+      try {
+        if (committed) announce(runId, committed.lastSeq, committed.events);
+      } finally {
+        if (notified !== undefined) announce(runId, notified);
+      }
+    };
+  });
 
   return {
     async subscribe(runId, listener, options) {
