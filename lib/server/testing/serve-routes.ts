@@ -37,8 +37,12 @@ export async function serveRoutes(
       const id = route.pattern.exec(url.pathname)?.[1] ?? "";
       const chunks: Buffer[] = [];
       for await (const chunk of incoming) chunks.push(chunk as Buffer);
+      // Aborted only when the client goes before the answer is finished, as Next does: a close
+      // after the end is the server's own, and aborting then would cost every request a DOMException.
       const abort = new AbortController();
-      outgoing.on("close", () => abort.abort());
+      outgoing.once("close", () => {
+        if (!outgoing.writableFinished) abort.abort();
+      });
       const headers = new Headers();
       for (const [name, value] of Object.entries(incoming.headers)) {
         if (typeof value === "string") headers.set(name, value);
