@@ -43,13 +43,16 @@ const MAX_PAGE_EVENTS = 1_000;
  * also says, as `event: worker`, whether the run's worker is gone (its lease
  * ran out), so the page shows the run as recovering rather than as busy, and,
  * as `event: completion`, what a streaming model has generated so far in this
- * process (pipe-completion-drafts.ts). Returns the clean-up.
+ * process (pipe-completion-drafts.ts). `justRead` is the run as the caller read it a moment ago
+ * (the route, to answer 404): the first worker check uses it instead of reading the run again.
+ * Returns the clean-up.
  */
 export async function pipeRunEvents(
   service: RunService,
   runId: string,
   afterSeq: number,
   channel: SseChannel,
+  justRead?: RunRead,
 ): Promise<() => void> {
   let lastSent = afterSeq;
   let isFirstRead = true;
@@ -120,6 +123,7 @@ export async function pipeRunEvents(
   }, onError);
   following = await service.followEvents(runId, afterSeq, send);
   catchUp();
+  if (justRead) rememberCheck(service, runId, Promise.resolve(justRead));
   const stopWatching = watchWorker(service, runId, channel);
   const stopDrafts = pipeCompletionDrafts(service.completionDrafts, runId, channel);
   return () => {
@@ -132,22 +136,27 @@ export async function pipeRunEvents(
 /** How often an open stream of a running run checks that the run's worker is alive. */
 const WORKER_CHECK_MS = 1_000;
 
+type RunRead = Awaited<ReturnType<RunService["getRun"]>>;
+
 // Every open stream of a run checks its worker each second: one read of the run answers all of
 // this process's streams of it within that second.
-const recentChecks = new WeakMap<
-  RunService,
-  Map<string, { at: number; run: ReturnType<RunService["getRun"]> }>
->();
+const recentChecks = new WeakMap<RunService, Map<string, { at: number; run: Promise<RunRead> }>>();
 
-function checkRun(service: RunService, runId: string): ReturnType<RunService["getRun"]> {
+function checkRun(service: RunService, runId: string): Promise<RunRead> {
+  const recent = recentChecks.get(service)?.get(runId);
+  if (recent && Date.now() - recent.at < WORKER_CHECK_MS / 2) return recent.run;
+  const run = service.getRun(runId);
+  rememberCheck(service, runId, run);
+  return run;
+}
+
+/** Answers this process's checks of the run for the next half second with `run`. */
+function rememberCheck(service: RunService, runId: string, run: Promise<RunRead>): void {
   let checks = recentChecks.get(service);
   if (!checks) {
     checks = new Map();
     recentChecks.set(service, checks);
   }
-  const recent = checks.get(runId);
-  if (recent && Date.now() - recent.at < WORKER_CHECK_MS / 2) return recent.run;
-  const run = service.getRun(runId);
   checks.set(runId, { at: Date.now(), run });
   // Forgotten a second after it answers (or fails: a failed check is tried again next time).
   const forget = () =>
@@ -155,7 +164,6 @@ function checkRun(service: RunService, runId: string): ReturnType<RunService["ge
       if (checks.get(runId)?.run === run) checks.delete(runId);
     }, WORKER_CHECK_MS);
   run.then(forget, forget);
-  return run;
 }
 
 function watchWorker(service: RunService, runId: string, channel: SseChannel): () => void {

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { decodeRunEvent } from "@/lib/runtime";
 import { slowReadTool } from "@/lib/runtime/testing/scenario-fixtures";
 import { getDatabase } from "@/lib/server/database";
@@ -144,6 +144,25 @@ describe("GET /api/runs/[id]/events", () => {
     await service.decide(runId, { approve: true, turnDigest, actor: "alice" });
     // The stream ends without delivering what happened after the client left.
     expect(await stream.next()).toBeNull();
+  });
+});
+
+describe("GET /api/runs/[id]/events opening", () => {
+  it("reads the run once: its first worker check uses the run the route read to answer 404", async () => {
+    const { runId } = await startWaitingRun();
+    const getRun = vi.spyOn(service, "getRun");
+    try {
+      const abort = new AbortController();
+      const stream = openReader(
+        await events.GET(streamRequest(runId, { signal: abort.signal }), params(runId)),
+      );
+      // The replay is sent after the stream has started following and watching the run's worker.
+      await stream.until((message) => message.data.includes('"awaiting_approval"'));
+      expect(getRun.mock.calls.filter(([id]) => id === runId)).toHaveLength(1);
+      abort.abort();
+    } finally {
+      getRun.mockRestore();
+    }
   });
 });
 

@@ -18,11 +18,12 @@ export const GET = handleRoute(
     const runId = await readRunId(context);
     const afterSeq = readResumeSeq(request);
     const service = await getRunService();
-    if (!(await service.getRun(runId))) throw new RunNotFoundError(runId);
+    const run = await service.getRun(runId);
+    if (!run) throw new RunNotFoundError(runId);
     return openEventStream(request, identity, async (channel) => {
       const stopWatching = closeWhenUnauthorized(channel, request, identity, "viewer");
       try {
-        const stopPiping = await pipeRunEvents(service, runId, afterSeq, channel);
+        const stopPiping = await pipeRunEvents(service, runId, afterSeq, channel, run);
         return () => {
           stopWatching();
           stopPiping();

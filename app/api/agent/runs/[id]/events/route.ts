@@ -15,10 +15,10 @@ export const GET = handleRoute(
     const runId = await readRunId(context);
     const afterSeq = readResumeSeq(request);
     const service = await getRunService();
-    await service.agents.requireOwnRun(runId, agent);
+    const { run } = await service.agents.requireOwnRun(runId, agent);
     return openSseResponse(request.signal, async (channel) => {
       const stopWatching = closeWhenUnauthorized(channel, request, identity, "agent");
-      const stopPiping = await pipeRunEvents(service, runId, afterSeq, channel);
+      const stopPiping = await pipeRunEvents(service, runId, afterSeq, channel, run);
       return () => {
         stopWatching();
         stopPiping();
