@@ -44,7 +44,8 @@ const MAX_PAGE_EVENTS = 1_000;
  * ran out), so the page shows the run as recovering rather than as busy, and,
  * as `event: completion`, what a streaming model has generated so far in this
  * process (pipe-completion-drafts.ts). `justRead` is the run as the caller read it a moment ago
- * (the route, to answer 404): the first worker check uses it instead of reading the run again.
+ * (the route, to answer 404): the first worker check, and the check for a client resuming after
+ * the end, use it instead of reading the run again.
  * Returns the clean-up.
  */
 export async function pipeRunEvents(
@@ -91,9 +92,10 @@ export async function pipeRunEvents(
       if (channel.isClosed) return;
       const page: Array<StoredRunEvent | undefined> = await service.readEvents(runId, lastSent, pageEvents);
       const isLastPage = page.length < pageEvents;
-      // A client resuming after the end would otherwise wait forever for nothing.
+      // A client resuming after the end would otherwise wait forever for nothing. The caller's read
+      // will do: a run_finished the client already has was committed before it.
       if (isFirstRead && page.length === 0) {
-        const run = await service.getRun(runId);
+        const run = justRead ?? (await service.getRun(runId));
         if (run && isTerminalStatus(run.status)) end();
       }
       isFirstRead = false;

@@ -120,6 +120,22 @@ describe("GET /api/runs/[id]/events", () => {
     expect(await stream.next()).toBeNull();
   });
 
+  it("reads the run once to end a stream resumed after the end: the route's read says it finished", async () => {
+    const { runId, turnDigest } = await startWaitingRun();
+    await service.decide(runId, { approve: true, turnDigest, actor: "alice" });
+    const last = (await service.readEvents(runId, 0)).at(-1)?.seq ?? 0;
+    const getRun = vi.spyOn(service, "getRun");
+    try {
+      const stream = openReader(
+        await events.GET(streamRequest(runId, { lastEventId: String(last) }), params(runId)),
+      );
+      expect(await stream.next()).toMatchObject({ event: "end" });
+      expect(getRun.mock.calls.filter(([id]) => id === runId)).toHaveLength(1);
+    } finally {
+      getRun.mockRestore();
+    }
+  });
+
   it("refuses a resume point that is not a whole number, and an unknown run, with the error table's bodies", async () => {
     const { runId } = await startWaitingRun();
     const bad = await events.GET(streamRequest(runId, { lastEventId: "seven" }), params(runId));
