@@ -9,9 +9,9 @@ import { readIdentity } from "@/lib/server/auth/identity";
 import { getDatabase } from "@/lib/server/database";
 import { getAuth, getRunService } from "@/lib/server/server-context";
 import { type ServedRoute, serveRoutes } from "@/lib/server/testing/serve-routes";
-import { openSseReader } from "@/lib/server/testing/sse-reader";
 import { openDatabase } from "../db/client";
 import type { RunService } from "../lib/server/runs/run-service";
+import { openEventStream, request } from "./http-client";
 
 export interface Edge {
   base: string;
@@ -68,9 +68,8 @@ async function timeGet(url: string, headers: Record<string, string>, times: numb
   const samples: number[] = [];
   for (let index = 0; index < times + 10; index += 1) {
     const started = performance.now();
-    const response = await fetch(url, { headers });
-    await response.arrayBuffer();
-    if (!response.ok) throw new Error(`${url}: ${response.status}`);
+    const response = await request(url, { headers });
+    if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
     if (index >= 10) samples.push(performance.now() - started); // the first ten warm the path
   }
   return samples;
@@ -129,16 +128,17 @@ export async function decisionsOverHttp(
     const tell = index >= WARM_UP_DECISIONS ? onMoment : undefined;
     // From the event the run waits at: once the stream has handed it on, it is live (its opening,
     // which overlapped the decision before, is not the decision's time).
-    const stream = await fetch(`${edge.base}/api/runs/${runId}/events?after=${waitingAt - 1}`, { headers });
-    if (!stream.ok) throw new Error(`the run's stream: ${stream.status}`);
-    const reader = openSseReader(stream);
+    const reader = await openEventStream(
+      `${edge.base}/api/runs/${runId}/events?after=${waitingAt - 1}`,
+      headers,
+    );
     const waitingEvent = await reader.next();
     if (waitingEvent?.id !== String(waitingAt))
       throw new Error("the stream did not replay the waiting event");
     tell?.("started", index - WARM_UP_DECISIONS);
     const started = performance.now();
     let answeredAt = Number.NaN;
-    const decided = fetch(`${edge.base}/api/runs/${runId}/decision`, {
+    const decided = request(`${edge.base}/api/runs/${runId}/decision`, {
       method: "POST",
       headers: { ...headers, "content-type": "application/json", origin: edge.base },
       body: JSON.stringify({ approve: true, turnDigest }),
@@ -156,8 +156,7 @@ export async function decisionsOverHttp(
       }
     }
     const answer = await decided;
-    const answered = await answer.text();
-    if (!answer.ok) throw new Error(`the decision: ${answer.status} ${answered}`);
+    if (answer.status !== 200) throw new Error(`the decision: ${answer.status} ${answer.text}`);
     if (Number.isNaN(heardAt)) throw new Error("the stream ended without call_started");
     toCallStarted.push(heardAt - started);
     afterAnswer.push(heardAt - answeredAt);

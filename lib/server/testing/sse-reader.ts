@@ -32,6 +32,20 @@ export function parseSseText(text: string): ReadSseMessage[] {
 export function openSseReader(response: Response) {
   if (!response.body) throw new Error("no body");
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  return readSseMessages(
+    async () => {
+      const chunk = await reader.read();
+      return chunk.done ? null : chunk.value;
+    },
+    () => reader.cancel(),
+  );
+}
+
+/**
+ * Reads SSE messages from a stream's text as `nextChunk` hands it on (null: the stream ended), for
+ * a client that is not `fetch` (the bench's, `bench/http-client.ts`).
+ */
+export function readSseMessages(nextChunk: () => Promise<string | null>, cancel: () => Promise<void>) {
   let buffer = "";
   const comments: string[] = [];
   async function next(): Promise<ReadSseMessage | null> {
@@ -43,9 +57,9 @@ export function openSseReader(response: Response) {
         const message = parseSseBlock(block, comments);
         if (message) return message;
       }
-      const chunk = await reader.read();
-      if (chunk.done) return null;
-      buffer += chunk.value;
+      const chunk = await nextChunk();
+      if (chunk === null) return null;
+      buffer += chunk;
     }
   }
   /** Messages until one matches, inclusive (or until the stream ends). */
@@ -58,5 +72,5 @@ export function openSseReader(response: Response) {
       if (predicate(message)) return seen;
     }
   }
-  return { next, until, comments, cancel: () => reader.cancel() };
+  return { next, until, comments, cancel };
 }
