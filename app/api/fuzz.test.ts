@@ -109,10 +109,13 @@ const deepNesting = fc
   .integer({ min: 50, max: 5000 })
   .map((depth) => `${"[".repeat(depth)}${"]".repeat(depth)}`);
 
+// Runnable scenarios weigh four times the rest: a run starts only when one meets POST /api/runs (one
+// route in four) with a JSON type (one in two). At equal weights that was about 5 of 300 requests,
+// and about one run in a hundred started none and failed the check below; now about 14.
 const bodyText = fc.oneof(
   fc.jsonValue({ maxDepth: 5 }).map((value) => JSON.stringify(value)),
   scenarioLike.map((value) => JSON.stringify(value)),
-  runnableScenario.map((value) => JSON.stringify(value)),
+  { weight: 4, arbitrary: runnableScenario.map((value) => JSON.stringify(value)) },
   fc
     .record(
       {
