@@ -4,6 +4,7 @@ import type { RunEnvironment } from "../run/run-environment";
 import type { RunRecord } from "../run/run-records";
 import type { RunStore } from "../run/run-store";
 import type { ToolRegistry } from "../tools/tool-registry";
+import type { WaitingRunMemory } from "./waiting-run-memory";
 
 /** What the coordinator needs from its host. */
 export interface CoordinatorDependencies {
@@ -30,5 +31,7 @@ export interface CoordinatorDependencies {
    * or claiming anything (concurrent decisions never queue behind each other).
    */
   claimsInFlight?: Set<string>;
+  /** Waiting runs' rows this process read for pages, which a decision may be checked against instead of a fresh read. */
+  waitingRuns?: WaitingRunMemory;
   log?(message: string, detail?: Record<string, unknown>): void;
 }

@@ -53,7 +53,9 @@ import { type DecisionWritePlan, planDecisionWrites } from "./plan-decision-writ
  * claim and the audit record are one write (the store refuses it if the row
  * changed in between, so every post-claim check would find what the
  * pre-claim checks found); otherwise, or if the audit refuses that write,
- * the decision takes the steps above one by one. It resolves once the decision
+ * the decision takes the steps above one by one. The row checked may be one this process read for
+ * the run's page a moment before (`dependencies.waitingRuns`); a check it fails, or a one write it
+ * loses, starts the decision again on a fresh read. It resolves once the decision
  * has taken effect; the run goes on in `settled` until it next waits or
  * ends. Throws a `DecisionRefusedError` subclass or `UnreadableStateError`.
  */
@@ -73,7 +75,12 @@ export function startDecision(
         decision.editedArguments !== undefined && decision.editedArguments !== null,
     },
     async (span) => {
-      const started = await decide(runId, decision, dependencies);
+      const started = await decide(
+        runId,
+        decision,
+        dependencies,
+        dependencies.waitingRuns?.take(runId) ?? null,
+      );
       span.setAttribute("tool_playground.decision.outcome", started.outcome);
       return started;
     },
@@ -81,14 +88,22 @@ export function startDecision(
   );
 }
 
+/**
+ * `remembered`: the run's row as this process last read it for a page (lib/runtime/coordinator/waiting-run-memory.ts),
+ * checked instead of a fresh read when every check passes on it; a check it fails, or a fenced write it
+ * loses, sends the decision back here with a fresh read, so a remembered row never refuses anything.
+ */
 async function decide(
   runId: string,
   decision: Decision,
   dependencies: CoordinatorDependencies,
+  remembered: RunRecord | null,
 ): Promise<StartedDecision> {
   const { store, claimsInFlight } = dependencies;
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
-  let checked = await checkDecision(runId, decision, dependencies);
+  let checked =
+    (remembered && (await checkRememberedRun(remembered, decision, dependencies))) ??
+    (await checkDecision(runId, decision, dependencies));
   for (let attempt = 1; isCountedOnly(checked.state, decision, checked.edit); attempt += 1) {
     // An approval toward a quorum it does not meet: counted in one fenced write, nothing claimed.
     const { waiting, state, turnDigest, edit } = checked;
@@ -110,23 +125,29 @@ async function decide(
   const { waiting, state, turnDigest, edit } = checked;
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
   claimsInFlight?.add(runId);
-  let applied: Awaited<ReturnType<typeof applyDecision>>;
-  let claim: ClaimedRun;
+  let taken: { claim: ClaimedRun; applied: Awaited<ReturnType<typeof applyDecision>> } | null;
   try {
     const write = planDecisionWrites(runId, decision, edit, state, turnDigest);
     const claimedAndRecorded = await claimAndRecord(waiting, state, write, dependencies);
     if (claimedAndRecorded) {
-      claim = claimedAndRecorded;
-      applied = await holdingClaim(store, runId, () =>
+      const applied = await holdingClaim(store, runId, () =>
         afterRecording(decision, edit, claimedAndRecorded, write, true, dependencies),
       );
+      taken = { claim: claimedAndRecorded, applied };
+    } else if (waiting === remembered) {
+      taken = null; // the run changed since that read: nothing was written; read it now
     } else {
-      claim = await claimWaitingRun(waiting, "decision", dependencies, { isDecoded: true });
-      applied = await holdingClaim(store, runId, () => applyDecision(decision, edit, claim, dependencies));
+      const claim = await claimWaitingRun(waiting, "decision", dependencies, { isDecoded: true });
+      const applied = await holdingClaim(store, runId, () =>
+        applyDecision(decision, edit, claim, dependencies),
+      );
+      taken = { claim, applied };
     }
   } finally {
     claimsInFlight?.delete(runId);
   }
+  if (!taken) return decide(runId, decision, dependencies, null);
+  const { claim, applied } = taken;
   const { environment, outcome, reason, started, progress } = applied;
   // After the approval took effect: an approval that was refused gives no grant.
   const grant =
@@ -193,7 +214,28 @@ export async function checkDecision(
   decision: Decision,
   dependencies: CoordinatorDependencies,
 ) {
-  const waiting = await requireRun(dependencies.store, runId);
+  return checkDecisionOn(await requireRun(dependencies.store, runId), decision, dependencies);
+}
+
+/** The checks of {@link checkDecision} on a row read earlier, or null where it fails any of them. */
+async function checkRememberedRun(
+  remembered: RunRecord,
+  decision: Decision,
+  dependencies: CoordinatorDependencies,
+): Promise<Awaited<ReturnType<typeof checkDecisionOn>> | null> {
+  try {
+    return await checkDecisionOn(remembered, decision, dependencies);
+  } catch {
+    return null; // the refusal, if there is one, is the fresh read's to give
+  }
+}
+
+async function checkDecisionOn(
+  waiting: RunRecord,
+  decision: Decision,
+  dependencies: CoordinatorDependencies,
+) {
+  const runId = waiting.id;
   let state: SuspendedState;
   let turnDigest: string;
   try {

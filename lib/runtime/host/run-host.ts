@@ -6,6 +6,7 @@ import type { CoordinatorDependencies } from "../coordinator/coordinator-depende
 import { checkDecision, startDecision } from "../coordinator/decide";
 import type { Decision } from "../coordinator/decision";
 import { RunNotFoundError } from "../coordinator/decision-errors";
+import { createWaitingRunMemory } from "../coordinator/waiting-run-memory";
 import { ToolServerUnavailableError } from "../errors";
 import { foldRunEvents } from "../events/run-view";
 import type { GrantStore } from "../grants/grant-store";
@@ -248,6 +249,8 @@ export function createRunHost(options: RunHostOptions) {
     };
   }
 
+  // Waiting runs as this process read them for pages: a decision that follows is checked against the row.
+  const waitingRuns = createWaitingRunMemory();
   const coordinator: CoordinatorDependencies & { abortInProcess(runId: string): void } = {
     store,
     createEnvironment: (run, claimToken) => createEnvironment(run, claimToken),
@@ -260,6 +263,7 @@ export function createRunHost(options: RunHostOptions) {
     requiresDistinctApprover: (run) =>
       options.requireDistinctApprover === true || scenarioOf(run).policy?.requireDistinctApprover === true,
     claimsInFlight: new Set(),
+    waitingRuns,
     log: options.log,
     abortInProcess: (runId) => {
       for (const steps of drives.get(runId) ?? []) steps.abort();
@@ -439,7 +443,12 @@ export function createRunHost(options: RunHostOptions) {
     abortInProcess: coordinator.abortInProcess,
     /** How many runs this process is driving now (a step of theirs has started and the drive goes on). */
     runsDrivenHere: () => drives.size,
-    getRun: (runId: string) => store.getRun(runId),
+    /** The run as it is now; a waiting one is remembered for a decision that follows (waiting-run-memory.ts). */
+    async getRun(runId: string) {
+      const run = await store.getRun(runId);
+      if (run) waitingRuns.remember(run);
+      return run;
+    },
     readEvents: (runId: string, afterSeq: number, limit?: number) => store.readEvents(runId, afterSeq, limit),
     async loadView(runId: string) {
       const events = await store.readEvents(runId, 0);

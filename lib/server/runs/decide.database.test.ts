@@ -49,3 +49,61 @@ describe(`concurrent decisions on ${testDriverName}`, () => {
     expect([a.status, b.status].sort()).toEqual(["fulfilled", "rejected"]);
   });
 });
+
+/** Two gated writes, one turn each, then `finish`. */
+const twoBarriers: ScenarioInput = {
+  name: "two barriers",
+  model: {
+    kind: "scripted",
+    turns: [
+      { calls: [{ id: "w1", name: "write_file", arguments: { path: "a.txt", content: "a" } }] },
+      { calls: [{ id: "w2", name: "write_file", arguments: { path: "b.txt", content: "b" } }] },
+      { calls: [{ name: "finish", arguments: { summary: "done" } }] },
+    ],
+  },
+};
+
+describe(`a decision checked against the row a page read, on ${testDriverName}`, () => {
+  it("the database refuses its one write once the run has changed (row version), and the fresh read decides", async () => {
+    const { runId, pending } = await startWaiting(twoBarriers);
+    const seen = { reads: 0, fencedWrites: [] as boolean[] };
+    // Another instance: its own memory of the rows it read.
+    const instance = harness.serviceWith((store) => ({
+      ...store,
+      async getRun(id) {
+        seen.reads += 1;
+        return store.getRun(id);
+      },
+      async claimAndRecordDecision(...args) {
+        const recorded = await store.claimAndRecordDecision(...args);
+        seen.fencedWrites.push(recorded);
+        return recorded;
+      },
+    }));
+    await instance.getRun(runId); // its page: the first barrier
+    expect(await harness.service.decide(runId, approve(pending, "bob"))).toMatchObject({
+      status: "WAITING_FOR_APPROVAL",
+    });
+    seen.reads = 0;
+    // The first barrier's digest passes every check on the remembered row; the row has moved on.
+    await expect(instance.decide(runId, approve(pending, "alice"))).rejects.toMatchObject({
+      code: "stale_turn",
+    });
+    expect(seen).toEqual({ reads: 1, fencedWrites: [false] });
+    const writes = (await harness.events(runId)).filter(
+      (event) => event.type === "call_started" && event.payload.stepIndex === 0,
+    );
+    expect(writes).toHaveLength(1);
+
+    const second = (await harness.service.getReport(runId))?.pending;
+    if (!second) throw new Error("the run waits at nothing");
+    await instance.getRun(runId); // its page again: the second barrier
+    seen.reads = 0;
+    seen.fencedWrites.length = 0;
+    expect(await instance.decide(runId, approve(second, "alice"))).toEqual({
+      outcome: "executed",
+      status: "COMPLETED",
+    });
+    expect(seen).toEqual({ reads: 0, fencedWrites: [true] });
+  });
+});

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Decision } from "@/lib/runtime/coordinator/decision";
+import type { RunRecord } from "@/lib/runtime/run/run-records";
+import type { RunStore } from "@/lib/runtime/run/run-store";
+import type { PendingTurn } from "@/lib/runtime/run/run-types";
+import type { ScenarioInput } from "@/lib/runtime/scenario/scenario-schema";
+import { buildScenario, type MemoryHarness, openMemoryHarness } from "@/lib/runtime/testing/scenario-harness";
+import { createWaitingRunMemory } from "./waiting-run-memory";
+
+let harness: MemoryHarness;
+beforeAll(() => {
+  harness = openMemoryHarness();
+});
+afterAll(() => harness?.close());
+
+/** Two gated writes, one turn each, then `finish`. */
+const twoBarriers = (name: string): ScenarioInput => ({
+  name,
+  model: {
+    kind: "scripted",
+    turns: [
+      { calls: [{ id: "w1", name: "write_file", arguments: { path: "a.txt", content: "a" } }] },
+      { calls: [{ id: "w2", name: "write_file", arguments: { path: "b.txt", content: "b" } }] },
+      { calls: [{ name: "finish", arguments: { summary: "done" } }] },
+    ],
+  },
+});
+
+async function pendingOf(runId: string): Promise<PendingTurn> {
+  const pending = (await harness.host.getReport(runId))?.pending;
+  if (!pending) throw new Error(`run ${runId} waits at nothing`);
+  return pending;
+}
+
+async function startWaiting(name: string) {
+  const { runId, settled } = await harness.host.startRun(buildScenario(twoBarriers(name)));
+  expect(await settled).toBe("WAITING_FOR_APPROVAL");
+  return { runId, pending: await pendingOf(runId) };
+}
+
+const approve = (pending: PendingTurn, actor = "alice"): Decision => ({
+  approve: true,
+  turnDigest: pending.turnDigest,
+  actor,
+});
+
+/**
+ * A host of its own (another process: its own memory) over the harness's store, counting its reads
+ * of runs and its decisions' writes; `refuseFencedWrites` times, the one fenced write is refused as
+ * if the run had changed since it was read.
+ */
+function countingHost(refuseFencedWrites = 0) {
+  const counted = { reads: 0, writes: [] as string[] };
+  let refusals = refuseFencedWrites;
+  const host = harness.hostWith(
+    (repository): RunStore => ({
+      ...repository,
+      async getRun(runId) {
+        counted.reads += 1;
+        return repository.getRun(runId);
+      },
+      async claimAndRecordDecision(...args) {
+        counted.writes.push("claimAndRecordDecision");
+        if (refusals > 0) {
+          refusals -= 1;
+          return false;
+        }
+        return repository.claimAndRecordDecision(...args);
+      },
+      async claimWaitingRun(...args) {
+        counted.writes.push("claimWaitingRun");
+        return repository.claimWaitingRun(...args);
+      },
+    }),
+  );
+  /** Forgets what was counted so far (the page's own read). */
+  const reset = () => {
+    counted.reads = 0;
+    counted.writes.length = 0;
+  };
+  return { host, counted, reset };
+}
+
+/** How many times a gated write was started (the runs' steps 0 and 1; step 2 is `finish`). */
+const starts = async (runId: string) =>
+  (await harness.events(runId)).filter(
+    (event) => event.type === "call_started" && event.payload.stepIndex < 2,
+  ).length;
+
+describe("a decision checked against the row its page read", () => {
+  it("reads the run no more: the checks use that row and the one write is fenced on it", async () => {
+    const { runId, pending } = await startWaiting("remembered");
+    const { host, counted, reset } = countingHost();
+    await host.getRun(runId); // the run's page, or its stream opening
+    reset();
+    const started = await host.startDecision(runId, approve(pending));
+    expect(started.outcome).toBe("executed");
+    expect(counted).toEqual({ reads: 0, writes: ["claimAndRecordDecision"] });
+    expect(await started.settled).toBe("WAITING_FOR_APPROVAL");
+    expect(await starts(runId)).toBe(1);
+  });
+
+  it("is used once: a second decision on the run reads it", async () => {
+    const { runId, pending } = await startWaiting("once");
+    const { host, counted, reset } = countingHost();
+    await host.getRun(runId);
+    await host.decide(runId, approve(pending));
+    reset();
+    await host.decide(runId, approve(await pendingOf(runId)));
+    expect(counted.reads).toBe(1);
+    expect(counted.writes).toEqual(["claimAndRecordDecision"]);
+  });
+
+  it("a row whose turn another process has since decided: the decision on the turn now waiting goes through, from a fresh read", async () => {
+    const { runId, pending } = await startWaiting("moved on");
+    const { host, counted, reset } = countingHost();
+    await host.getRun(runId); // remembers the first barrier
+    expect(await harness.host.decide(runId, approve(pending, "bob"))).toMatchObject({
+      status: "WAITING_FOR_APPROVAL",
+    });
+    const second = await pendingOf(runId);
+    expect(second.turnDigest).not.toBe(pending.turnDigest);
+    reset();
+    expect(await host.decide(runId, approve(second))).toEqual({ outcome: "executed", status: "COMPLETED" });
+    expect(counted).toEqual({ reads: 1, writes: ["claimAndRecordDecision"] });
+    expect(await starts(runId)).toBe(2);
+  });
+
+  it("a row of a run that has since finished: the decision is refused not_waiting and executes nothing", async () => {
+    const { runId, pending } = await startWaiting("finished since");
+    const { host, counted, reset } = countingHost();
+    await host.getRun(runId);
+    await harness.host.decide(runId, approve(pending, "bob"));
+    expect(await harness.host.decide(runId, approve(await pendingOf(runId), "bob"))).toMatchObject({
+      status: "COMPLETED",
+    });
+    reset();
+    await expect(host.decide(runId, approve(pending))).rejects.toMatchObject({ code: "not_waiting" });
+    // Checks passed on the remembered row; its fenced write was refused; the fresh read refused it.
+    expect(counted.reads).toBeGreaterThanOrEqual(1);
+    expect(await starts(runId)).toBe(2);
+    expect((await harness.store.listApprovals(runId)).map((row) => row.actor)).toEqual(["bob", "bob"]);
+  });
+
+  it("a fenced write refused (the run changed since, its turn the same): the decision is made again from a fresh read", async () => {
+    const { runId, pending } = await startWaiting("changed since");
+    const { host, counted, reset } = countingHost(1);
+    await host.getRun(runId);
+    reset();
+    expect(await host.startDecision(runId, approve(pending))).toMatchObject({ outcome: "executed" });
+    expect(counted).toEqual({ reads: 1, writes: ["claimAndRecordDecision", "claimAndRecordDecision"] });
+    expect(await starts(runId)).toBe(1);
+  });
+
+  it("a wrong digest is refused stale_turn by the fresh read, never by the remembered row alone; the run still waits", async () => {
+    const { runId, pending } = await startWaiting("wrong digest");
+    const { host, counted, reset } = countingHost();
+    await host.getRun(runId);
+    reset();
+    await expect(
+      host.decide(runId, { ...approve(pending), turnDigest: "0".repeat(64) }),
+    ).rejects.toMatchObject({
+      code: "stale_turn",
+    });
+    expect(counted).toEqual({ reads: 1, writes: [] });
+    expect(harness.store.inspect(runId).status).toBe("WAITING_FOR_APPROVAL");
+  });
+});
+
+describe("the memory of waiting runs", () => {
+  const row = (id: string, status: RunRecord["status"] = "WAITING_FOR_APPROVAL") =>
+    ({ id, status, version: "1" }) as RunRecord;
+
+  it("hands a waiting row out once, and forgets a run read when it is not waiting", () => {
+    const memory = createWaitingRunMemory();
+    memory.remember(row("a"));
+    expect(memory.take("a")?.id).toBe("a");
+    expect(memory.take("a")).toBeUndefined();
+    memory.remember(row("b"));
+    memory.remember(row("b", "RUNNING"));
+    expect(memory.take("b")).toBeUndefined();
+  });
+
+  it("keeps the most recently read runs up to its capacity", () => {
+    const memory = createWaitingRunMemory(2);
+    memory.remember(row("a"));
+    memory.remember(row("b"));
+    memory.remember(row("a")); // read again: the most recent
+    memory.remember(row("c"));
+    expect(memory.take("b")).toBeUndefined();
+    expect(memory.take("a")?.id).toBe("a");
+    expect(memory.take("c")?.id).toBe("c");
+  });
+});
