@@ -1,10 +1,12 @@
 // The per-call cost of an agent-driven turn (docs/agent-api.md): a turn of
 // `calls` reads submitted, released, executed (nothing to do) and reported
 // over HTTP on loopback, one request per report, long polls between waves.
-// Auth is left out: it is the same per request on every route.
+// Auth is left out: it is the same per request on every route. The client is the edge bench's
+// (bench/http-client.ts), not `fetch`, for the reason given there: it shares the server's thread.
 import { createServer } from "node:http";
 import type { RunService } from "@/lib/server/runs/run-service";
 import type { AgentIdentity } from "../lib/runtime";
+import { request } from "./http-client";
 
 const AGENT: AgentIdentity = { tokenId: "bench", tokenName: "bench", ownerId: "bench", ownerName: "bench" };
 
@@ -38,14 +40,15 @@ async function serveProtocol(service: RunService) {
 /** Milliseconds per tool call of agent-driven turns of `calls` reads, one sample per repetition. */
 export async function agentCallsOverHttp(service: RunService, calls: number, repetitions: number) {
   const { base, close } = await serveProtocol(service);
-  const post = async (path: string, body: unknown) =>
-    (
-      await fetch(`${base}${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      })
-    ).json();
+  const answerOf = async (path: string, body?: unknown) => {
+    const sent = body === undefined ? {} : { method: "POST" as const, body: JSON.stringify(body) };
+    const { status, text } = await request(`${base}${path}`, {
+      ...sent,
+      headers: { "content-type": "application/json" },
+    });
+    if (status !== 200) throw new Error(`${path}: ${status} ${text}`);
+    return JSON.parse(text);
+  };
   const samples: number[] = [];
   try {
     for (let repetition = 0; repetition < repetitions; repetition += 1) {
@@ -68,7 +71,7 @@ export async function agentCallsOverHttp(service: RunService, calls: number, rep
         AGENT,
       );
       const started = performance.now();
-      let state = await post(`/turns/${runId}`, {
+      let state = await answerOf(`/turns/${runId}`, {
         turn: 0,
         text: null,
         calls: Array.from({ length: calls }, (_, index) => ({
@@ -79,13 +82,13 @@ export async function agentCallsOverHttp(service: RunService, calls: number, rep
       });
       while (state.next !== "submit_turn") {
         for (const release of state.releases ?? []) {
-          await post(`/reports/${runId}`, {
+          await answerOf(`/reports/${runId}`, {
             releaseToken: release.releaseToken,
             ok: true,
             result: { ok: 1 },
           });
         }
-        state = await (await fetch(`${base}/next/${runId}?after=${state.version}`)).json();
+        state = await answerOf(`/next/${runId}?after=${state.version}`);
       }
       samples.push((performance.now() - started) / calls);
       await service.startCancelRun(runId, "run");
