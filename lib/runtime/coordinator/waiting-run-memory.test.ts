@@ -3,7 +3,7 @@ import type { Decision } from "@/lib/runtime/coordinator/decision";
 import type { RunRecord } from "@/lib/runtime/run/run-records";
 import type { RunStore } from "@/lib/runtime/run/run-store";
 import type { PendingTurn } from "@/lib/runtime/run/run-types";
-import type { ScenarioInput } from "@/lib/runtime/scenario/scenario-schema";
+import { twoGatedWrites } from "@/lib/runtime/testing/scenario-fixtures";
 import { buildScenario, type MemoryHarness, openMemoryHarness } from "@/lib/runtime/testing/scenario-harness";
 import { createWaitingRunMemory } from "./waiting-run-memory";
 
@@ -13,19 +13,6 @@ beforeAll(() => {
 });
 afterAll(() => harness?.close());
 
-/** Two gated writes, one turn each, then `finish`. */
-const twoBarriers = (name: string): ScenarioInput => ({
-  name,
-  model: {
-    kind: "scripted",
-    turns: [
-      { calls: [{ id: "w1", name: "write_file", arguments: { path: "a.txt", content: "a" } }] },
-      { calls: [{ id: "w2", name: "write_file", arguments: { path: "b.txt", content: "b" } }] },
-      { calls: [{ name: "finish", arguments: { summary: "done" } }] },
-    ],
-  },
-});
-
 async function pendingOf(runId: string): Promise<PendingTurn> {
   const pending = (await harness.host.getReport(runId))?.pending;
   if (!pending) throw new Error(`run ${runId} waits at nothing`);
@@ -33,7 +20,7 @@ async function pendingOf(runId: string): Promise<PendingTurn> {
 }
 
 async function startWaiting(name: string) {
-  const { runId, settled } = await harness.host.startRun(buildScenario(twoBarriers(name)));
+  const { runId, settled } = await harness.host.startRun(buildScenario(twoGatedWrites(name)));
   expect(await settled).toBe("WAITING_FOR_APPROVAL");
   return { runId, pending: await pendingOf(runId) };
 }

@@ -46,3 +46,18 @@ export function deployTurn(name: string, delayMs = 0): ScenarioInput {
     },
   };
 }
+
+/** Two gated writes (`write_file`), one turn each, then `finish`: a run that waits at two barriers in turn. */
+export function twoGatedWrites(name: string): ScenarioInput {
+  return {
+    name,
+    model: {
+      kind: "scripted",
+      turns: [
+        { calls: [{ id: "w1", name: "write_file", arguments: { path: "a.txt", content: "a" } }] },
+        { calls: [{ id: "w2", name: "write_file", arguments: { path: "b.txt", content: "b" } }] },
+        { calls: [{ name: "finish", arguments: { summary: "done" } }] },
+      ],
+    },
+  };
+}

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDriverName } from "@/db/testing/test-database";
 import type { PendingTurn, ScenarioInput } from "@/lib/runtime";
 import { expectOneOfManyApprovalsToExecute } from "@/lib/runtime/coordinator/approval-race.contract";
-import { deployTurn } from "@/lib/runtime/testing/scenario-fixtures";
+import { deployTurn, twoGatedWrites } from "@/lib/runtime/testing/scenario-fixtures";
 import {
   buildScenario,
   openScenarioHarness,
@@ -50,22 +50,9 @@ describe(`concurrent decisions on ${testDriverName}`, () => {
   });
 });
 
-/** Two gated writes, one turn each, then `finish`. */
-const twoBarriers: ScenarioInput = {
-  name: "two barriers",
-  model: {
-    kind: "scripted",
-    turns: [
-      { calls: [{ id: "w1", name: "write_file", arguments: { path: "a.txt", content: "a" } }] },
-      { calls: [{ id: "w2", name: "write_file", arguments: { path: "b.txt", content: "b" } }] },
-      { calls: [{ name: "finish", arguments: { summary: "done" } }] },
-    ],
-  },
-};
-
 describe(`a decision checked against the row a page read, on ${testDriverName}`, () => {
   it("the database refuses its one write once the run has changed (row version), and the fresh read decides", async () => {
-    const { runId, pending } = await startWaiting(twoBarriers);
+    const { runId, pending } = await startWaiting(twoGatedWrites("two barriers"));
     const seen = { reads: 0, fencedWrites: [] as boolean[] };
     // Another instance: its own memory of the rows it read.
     const instance = harness.serviceWith((store) => ({
