@@ -89,9 +89,11 @@ export function startDecision(
 }
 
 /**
- * `remembered`: the run's row as this process last read it for a page (lib/runtime/coordinator/waiting-run-memory.ts),
+ * `remembered`: the run's row as this process just read it (lib/runtime/coordinator/waiting-run-memory.ts),
  * checked instead of a fresh read when every check passes on it; a check it fails, or a fenced write it
  * loses, sends the decision back here with a fresh read, so a remembered row never refuses anything.
+ * Nor does it hold another decision here away: it may be stale, so it does not take the run's place
+ * among the claims in flight.
  */
 async function decide(
   runId: string,
@@ -124,7 +126,8 @@ async function decide(
   }
   const { waiting, state, turnDigest, edit } = checked;
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
-  claimsInFlight?.add(runId);
+  const holdsOthersOff = waiting !== remembered;
+  if (holdsOthersOff) claimsInFlight?.add(runId);
   let taken: { claim: ClaimedRun; applied: Awaited<ReturnType<typeof applyDecision>> } | null;
   try {
     const write = planDecisionWrites(runId, decision, edit, state, turnDigest);
@@ -144,7 +147,7 @@ async function decide(
       taken = { claim, applied };
     }
   } finally {
-    claimsInFlight?.delete(runId);
+    if (holdsOthersOff) claimsInFlight?.delete(runId);
   }
   if (!taken) return decide(runId, decision, dependencies, null);
   const { claim, applied } = taken;
@@ -224,7 +227,7 @@ async function checkRememberedRun(
   dependencies: CoordinatorDependencies,
 ): Promise<Awaited<ReturnType<typeof checkDecisionOn>> | null> {
   try {
-    return await checkDecisionOn(remembered, decision, dependencies);
+    return await checkDecisionOn(remembered, decision, dependencies, { explainsExpiry: false });
   } catch {
     return null; // the refusal, if there is one, is the fresh read's to give
   }
@@ -234,6 +237,7 @@ async function checkDecisionOn(
   waiting: RunRecord,
   decision: Decision,
   dependencies: CoordinatorDependencies,
+  { explainsExpiry = true } = {},
 ) {
   const runId = waiting.id;
   let state: SuspendedState;
@@ -243,7 +247,8 @@ async function checkDecisionOn(
     state = decodeWaitingState(waiting);
     turnDigest = refuseUnmatchableDigest(waiting, state.pending, decision);
   } catch (error) {
-    throw await explainExpiredTurn(error, runId, decision, dependencies);
+    // A remembered row's refusal is not given (the fresh read's is): nothing to explain yet.
+    throw explainsExpiry ? await explainExpiredTurn(error, runId, decision, dependencies) : error;
   }
   const { pending } = state;
   if (isPastDeadline(pending, dependencies.now()))

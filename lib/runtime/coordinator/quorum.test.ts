@@ -266,4 +266,21 @@ describe("a gate that needs two of three approvers", () => {
     expect(outsider).toMatchObject({ code: "not_rule_approver", rule: "src-two-people", policyVersion: 3 });
     expect(await rowsOf(host, runId)).toEqual([]);
   });
+
+  it("an approval checked against a row read before another was counted completes the quorum: the stale count is refused by the row's version", async () => {
+    const { host, runId, pending } = await startWaiting();
+    const other = openHost({ store: host.store }); // another instance, its own memory
+    await other.getRun(runId); // its page read the run with no approval counted
+    expect(await host.decide(runId, by(PEOPLE.ana, pending))).toMatchObject({ outcome: "counted" });
+    // On the remembered row Bo's approval would be the first: counted only. The row has changed, so
+    // that count is refused, and the fresh read finds Ana's: Bo's completes the quorum.
+    expect(await other.decide(runId, by(PEOPLE.bo, pending))).toEqual({
+      outcome: "executed",
+      status: "COMPLETED",
+    });
+    expect((await rowsOf(host, runId)).map(({ kind, actor }) => ({ kind, actor }))).toEqual([
+      { kind: "partial", actor: "Ana" },
+      { kind: "decision", actor: "Bo" },
+    ]);
+  });
 });

@@ -124,7 +124,7 @@ describe("a decision checked against the row its page read", () => {
     reset();
     await expect(host.decide(runId, approve(pending))).rejects.toMatchObject({ code: "not_waiting" });
     // Checks passed on the remembered row; its fenced write was refused; the fresh read refused it.
-    expect(counted.reads).toBeGreaterThanOrEqual(1);
+    expect(counted).toEqual({ reads: 1, writes: ["claimAndRecordDecision"] });
     expect(await starts(runId)).toBe(2);
     expect((await harness.store.listApprovals(runId)).map((row) => row.actor)).toEqual(["bob", "bob"]);
   });
@@ -137,6 +137,44 @@ describe("a decision checked against the row its page read", () => {
     expect(await host.startDecision(runId, approve(pending))).toMatchObject({ outcome: "executed" });
     expect(counted).toEqual({ reads: 1, writes: ["claimAndRecordDecision", "claimAndRecordDecision"] });
     expect(await starts(runId)).toBe(1);
+  });
+
+  it("starts again once only: a fresh read's write refused too goes the step-by-step way", async () => {
+    const { runId, pending } = await startWaiting("refused twice");
+    const { host, counted, reset } = countingHost(2);
+    await host.getRun(runId);
+    reset();
+    expect(await host.startDecision(runId, approve(pending))).toMatchObject({ outcome: "executed" });
+    expect(counted.writes).toEqual(["claimAndRecordDecision", "claimAndRecordDecision", "claimWaitingRun"]);
+    expect(await starts(runId)).toBe(1);
+  });
+
+  it("a decision on a stale remembered row does not hold a right one here away while its write is refused", async () => {
+    const { runId, pending } = await startWaiting("not held away");
+    let releaseStale = () => {};
+    const staleWrite = new Promise<void>((resolve) => {
+      releaseStale = resolve;
+    });
+    let writes = 0;
+    const host = harness.hostWith((repository) => ({
+      ...repository,
+      async claimAndRecordDecision(...args) {
+        writes += 1;
+        if (writes === 1) await staleWrite; // the stale row's write, still on its way
+        return repository.claimAndRecordDecision(...args);
+      },
+    }));
+    await host.getRun(runId); // remembers the first barrier
+    await harness.host.decide(runId, approve(pending, "bob")); // another process: now the second
+    const second = await pendingOf(runId);
+    const stale = host.decide(runId, approve(pending)); // the first barrier's digest, on the stale row
+    const right = await host.startDecision(runId, approve(second));
+    expect(right.outcome).toBe("executed");
+    releaseStale();
+    // Its write refused (the run changed), the fresh read finds the run running on: not waiting.
+    await expect(stale).rejects.toMatchObject({ code: "not_waiting" });
+    expect(await right.settled).toBe("COMPLETED");
+    expect(await starts(runId)).toBe(2);
   });
 
   it("a wrong digest is refused stale_turn by the fresh read, never by the remembered row alone; the run still waits", async () => {
@@ -169,13 +207,29 @@ describe("the memory of waiting runs", () => {
   });
 
   it("keeps the most recently read runs up to its capacity", () => {
-    const memory = createWaitingRunMemory(2);
+    const memory = createWaitingRunMemory({ capacity: 2 });
     memory.remember(row("a"));
     memory.remember(row("b"));
     memory.remember(row("a")); // read again: the most recent
     memory.remember(row("c"));
     expect(memory.take("b")).toBeUndefined();
     expect(memory.take("a")?.id).toBe("a");
+    expect(memory.take("c")?.id).toBe("c");
+  });
+
+  it("hands out no row read longer ago than it keeps them, and lets such rows go", () => {
+    let now = 0;
+    const memory = createWaitingRunMemory({ forMs: 10_000, now: () => now });
+    memory.remember(row("a"));
+    now = 10_000;
+    memory.remember(row("b"));
+    expect(memory.take("a")?.id).toBe("a");
+    memory.remember(row("a"));
+    now = 20_001;
+    expect(memory.take("b")).toBeUndefined();
+    memory.remember(row("c")); // lets "a" go, read 10,001 ms ago
+    now = 20_000; // a clock that went back would still not bring it back
+    expect(memory.take("a")).toBeUndefined();
     expect(memory.take("c")?.id).toBe("c");
   });
 });

@@ -250,7 +250,7 @@ export function createRunHost(options: RunHostOptions) {
   }
 
   // Waiting runs as this process read them for pages: a decision that follows is checked against the row.
-  const waitingRuns = createWaitingRunMemory();
+  const waitingRuns = createWaitingRunMemory({ now });
   const coordinator: CoordinatorDependencies & { abortInProcess(runId: string): void } = {
     store,
     createEnvironment: (run, claimToken) => createEnvironment(run, claimToken),
