@@ -31,7 +31,7 @@ export interface CoordinatorDependencies {
    * or claiming anything (concurrent decisions never queue behind each other).
    */
   claimsInFlight?: Set<string>;
-  /** Waiting runs' rows this process read for pages, which a decision may be checked against instead of a fresh read. */
+  /** Waiting runs' rows this process has just read, which a decision may be checked against instead of a fresh read. */
   waitingRuns?: WaitingRunMemory;
   log?(message: string, detail?: Record<string, unknown>): void;
 }

@@ -53,9 +53,9 @@ import { type DecisionWritePlan, planDecisionWrites } from "./plan-decision-writ
  * claim and the audit record are one write (the store refuses it if the row
  * changed in between, so every post-claim check would find what the
  * pre-claim checks found); otherwise, or if the audit refuses that write,
- * the decision takes the steps above one by one. The row checked may be one this process read for
- * the run's page a moment before (`dependencies.waitingRuns`); a check it fails, or a one write it
- * loses, starts the decision again on a fresh read. It resolves once the decision
+ * the decision takes the steps above one by one. The row checked may be one this process has just
+ * read (`dependencies.waitingRuns`); a check it fails, or a fenced write it loses, starts the
+ * decision again on a fresh read. It resolves once the decision
  * has taken effect; the run goes on in `settled` until it next waits or
  * ends. Throws a `DecisionRefusedError` subclass or `UnreadableStateError`.
  */
@@ -126,8 +126,8 @@ async function decide(
   }
   const { waiting, state, turnDigest, edit } = checked;
   if (claimsInFlight?.has(runId)) throw new NotWaitingError(runId, "being decided by another decision");
-  const holdsOthersOff = waiting !== remembered;
-  if (holdsOthersOff) claimsInFlight?.add(runId);
+  const isRemembered = waiting === remembered;
+  if (!isRemembered) claimsInFlight?.add(runId);
   let taken: { claim: ClaimedRun; applied: Awaited<ReturnType<typeof applyDecision>> } | null;
   try {
     const write = planDecisionWrites(runId, decision, edit, state, turnDigest);
@@ -137,7 +137,7 @@ async function decide(
         afterRecording(decision, edit, claimedAndRecorded, write, true, dependencies),
       );
       taken = { claim: claimedAndRecorded, applied };
-    } else if (waiting === remembered) {
+    } else if (isRemembered) {
       taken = null; // the run changed since that read: nothing was written; read it now
     } else {
       const claim = await claimWaitingRun(waiting, "decision", dependencies, { isDecoded: true });
@@ -147,7 +147,7 @@ async function decide(
       taken = { claim, applied };
     }
   } finally {
-    if (holdsOthersOff) claimsInFlight?.delete(runId);
+    if (!isRemembered) claimsInFlight?.delete(runId);
   }
   if (!taken) return decide(runId, decision, dependencies, null);
   const { claim, applied } = taken;

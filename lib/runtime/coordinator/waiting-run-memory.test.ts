@@ -68,6 +68,15 @@ function countingHost(refuseFencedWrites = 0) {
   return { host, counted, reset };
 }
 
+/** A waiting run, and a counting host of its own that has just read it as the run's page does, nothing counted yet. */
+async function readByItsPage(name: string, refuseFencedWrites = 0) {
+  const { runId, pending } = await startWaiting(name);
+  const { host, counted, reset } = countingHost(refuseFencedWrites);
+  await host.getRun(runId);
+  reset();
+  return { runId, pending, host, counted };
+}
+
 /** How many times a gated write was started (the runs' steps 0 and 1; step 2 is `finish`). */
 const starts = async (runId: string) =>
   (await harness.events(runId)).filter(
@@ -76,10 +85,7 @@ const starts = async (runId: string) =>
 
 describe("a decision checked against the row its page read", () => {
   it("reads the run no more: the checks use that row and the one write is fenced on it", async () => {
-    const { runId, pending } = await startWaiting("remembered");
-    const { host, counted, reset } = countingHost();
-    await host.getRun(runId); // the run's page, or its stream opening
-    reset();
+    const { runId, pending, host, counted } = await readByItsPage("remembered");
     const started = await host.startDecision(runId, approve(pending));
     expect(started.outcome).toBe("executed");
     expect(counted).toEqual({ reads: 0, writes: ["claimAndRecordDecision"] });
@@ -99,29 +105,23 @@ describe("a decision checked against the row its page read", () => {
   });
 
   it("a row whose turn another process has since decided: the decision on the turn now waiting goes through, from a fresh read", async () => {
-    const { runId, pending } = await startWaiting("moved on");
-    const { host, counted, reset } = countingHost();
-    await host.getRun(runId); // remembers the first barrier
+    const { runId, pending, host, counted } = await readByItsPage("moved on"); // the first barrier
     expect(await harness.host.decide(runId, approve(pending, "bob"))).toMatchObject({
       status: "WAITING_FOR_APPROVAL",
     });
     const second = await pendingOf(runId);
     expect(second.turnDigest).not.toBe(pending.turnDigest);
-    reset();
     expect(await host.decide(runId, approve(second))).toEqual({ outcome: "executed", status: "COMPLETED" });
     expect(counted).toEqual({ reads: 1, writes: ["claimAndRecordDecision"] });
     expect(await starts(runId)).toBe(2);
   });
 
   it("a row of a run that has since finished: the decision is refused not_waiting and executes nothing", async () => {
-    const { runId, pending } = await startWaiting("finished since");
-    const { host, counted, reset } = countingHost();
-    await host.getRun(runId);
+    const { runId, pending, host, counted } = await readByItsPage("finished since");
     await harness.host.decide(runId, approve(pending, "bob"));
     expect(await harness.host.decide(runId, approve(await pendingOf(runId), "bob"))).toMatchObject({
       status: "COMPLETED",
     });
-    reset();
     await expect(host.decide(runId, approve(pending))).rejects.toMatchObject({ code: "not_waiting" });
     // Checks passed on the remembered row; its fenced write was refused; the fresh read refused it.
     expect(counted).toEqual({ reads: 1, writes: ["claimAndRecordDecision"] });
@@ -130,20 +130,14 @@ describe("a decision checked against the row its page read", () => {
   });
 
   it("a fenced write refused (the run changed since, its turn the same): the decision is made again from a fresh read", async () => {
-    const { runId, pending } = await startWaiting("changed since");
-    const { host, counted, reset } = countingHost(1);
-    await host.getRun(runId);
-    reset();
+    const { runId, pending, host, counted } = await readByItsPage("changed since", 1);
     expect(await host.startDecision(runId, approve(pending))).toMatchObject({ outcome: "executed" });
     expect(counted).toEqual({ reads: 1, writes: ["claimAndRecordDecision", "claimAndRecordDecision"] });
     expect(await starts(runId)).toBe(1);
   });
 
   it("starts again once only: a fresh read's write refused too goes the step-by-step way", async () => {
-    const { runId, pending } = await startWaiting("refused twice");
-    const { host, counted, reset } = countingHost(2);
-    await host.getRun(runId);
-    reset();
+    const { runId, pending, host, counted } = await readByItsPage("refused twice", 2);
     expect(await host.startDecision(runId, approve(pending))).toMatchObject({ outcome: "executed" });
     expect(counted.writes).toEqual(["claimAndRecordDecision", "claimAndRecordDecision", "claimWaitingRun"]);
     expect(await starts(runId)).toBe(1);
@@ -178,10 +172,7 @@ describe("a decision checked against the row its page read", () => {
   });
 
   it("a wrong digest is refused stale_turn by the fresh read, never by the remembered row alone; the run still waits", async () => {
-    const { runId, pending } = await startWaiting("wrong digest");
-    const { host, counted, reset } = countingHost();
-    await host.getRun(runId);
-    reset();
+    const { runId, pending, host, counted } = await readByItsPage("wrong digest");
     await expect(
       host.decide(runId, { ...approve(pending), turnDigest: "0".repeat(64) }),
     ).rejects.toMatchObject({

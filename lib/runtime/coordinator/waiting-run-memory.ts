@@ -39,9 +39,10 @@ export function createWaitingRunMemory(
   };
   return {
     remember(run) {
+      const at = now();
       rows.delete(run.id);
-      if (run.status === "WAITING_FOR_APPROVAL") rows.set(run.id, { run, readAt: now() });
-      forgetOld(now());
+      if (run.status === "WAITING_FOR_APPROVAL") rows.set(run.id, { run, readAt: at });
+      forgetOld(at);
     },
     take(runId) {
       const remembered = rows.get(runId);

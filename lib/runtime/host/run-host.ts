@@ -249,7 +249,7 @@ export function createRunHost(options: RunHostOptions) {
     };
   }
 
-  // Waiting runs as this process read them for pages: a decision that follows is checked against the row.
+  // Waiting runs as this process has just read them: a decision that follows is checked against the row.
   const waitingRuns = createWaitingRunMemory({ now });
   const coordinator: CoordinatorDependencies & { abortInProcess(runId: string): void } = {
     store,
