@@ -8,6 +8,7 @@ import { createRunRepository } from "@/db/repositories/run-repository";
 import { openTestDatabase } from "@/db/testing/test-database";
 import { DEFAULT_LIMITS, readRunReport } from "@/lib/runtime";
 import { buildScenario } from "@/lib/runtime/testing/scenario-harness";
+import { findFreePort } from "@/lib/server/testing/free-port";
 
 const environment = (extra: Record<string, string>): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...extra };
@@ -80,8 +81,20 @@ describe("npm run worker", () => {
     );
   }, 90_000); // one worker process: its start alone can take tens of seconds on a busy machine
 
-  it("takes over a run whose worker died, drives it to the end, and stops cleanly on SIGTERM", async () => {
+  it("refuses a metrics port that is not one, naming it", () => {
+    const result = spawnSync("npm", ["run", "--silent", "worker"], {
+      encoding: "utf8",
+      env: environment({ PLAYGROUND_METRICS_PORT: "metrics" }),
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(
+      'PLAYGROUND_METRICS_PORT must be a port number (1 to 65535), not "metrics"',
+    );
+  }, 90_000);
+
+  it("takes over a run whose worker died, drives it to the end, counts it in its metrics, and stops cleanly on SIGTERM", async () => {
     const database = await databaseWithAnOrphanedRun();
+    const metricsPort = await findFreePort();
     try {
       // What `npm run worker` runs, started directly: npm itself would die of the signal it passes on.
       const worker = spawn(
@@ -92,6 +105,7 @@ describe("npm run worker", () => {
             ...database.env,
             PLAYGROUND_RECOVERY_SWEEP_MS: "100",
             PLAYGROUND_INSTANCE_ID: "worker-1",
+            PLAYGROUND_METRICS_PORT: String(metricsPort),
           }),
           stdio: ["ignore", "ignore", "pipe"],
         },
@@ -108,6 +122,13 @@ describe("npm run worker", () => {
         });
       });
       await tookOver;
+      // Its own metrics, on loopback, without credentials: the run it took over is counted.
+      expect(stderr).toContain(`"metrics":"http://127.0.0.1:${metricsPort}/metrics"`);
+      const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(metrics.status).toBe(200);
+      const text = await metrics.text();
+      expect(text).toMatch(/^playground_recoveries_total 1$/m);
+      expect(text).toContain("# TYPE playground_runs_driven gauge");
       const exited = new Promise<number | null>((resolve) => worker.once("exit", resolve));
       worker.kill("SIGTERM");
       expect(await exited).toBe(0);

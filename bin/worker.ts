@@ -6,8 +6,12 @@
 // Database: DATABASE_URL (a Postgres server), else the PGlite folder of
 // PGLITE_DATA_DIR (one process at a time may hold a PGlite folder, so a worker
 // beside a web server needs Postgres; beside one on the same folder it is refused).
+// Metrics: PLAYGROUND_METRICS_PORT serves its own on 127.0.0.1, as a web server's.
 
+import type { Server } from "node:http";
 import { ExecutionSettingsError, readExecutionSettings } from "@/lib/server/config/execution-settings";
+import { readMetricsPort, startLoopbackMetrics } from "@/lib/server/metrics/loopback-listener";
+import { readMetrics } from "@/lib/server/metrics/read-metrics";
 import { createNotifierFromEnv } from "@/lib/server/notifications/notifier-from-env";
 import { startBackgroundWork } from "@/lib/server/ops/background-work";
 import { createRunService } from "@/lib/server/runs/run-service";
@@ -19,8 +23,10 @@ const log = (message: string, detail?: Record<string, unknown>) =>
 
 async function main() {
   let settings: ReturnType<typeof readExecutionSettings>;
+  let metricsPort: number | null;
   try {
     settings = readExecutionSettings();
+    metricsPort = readMetricsPort();
   } catch (error) {
     if (error instanceof ExecutionSettingsError) {
       log(error.message);
@@ -30,12 +36,29 @@ async function main() {
   }
   const handle = await openDatabase({ ...databaseOptionsFromEnv(), command: "npm run worker" });
   const service = createRunService(handle, { execution: settings, log, ...processModelsAndMcp() });
+  // Its own metrics (tool calls, recoveries, lost claims, store writes, runs driven), serving before
+  // it takes any run over; a port already taken is logged, and the work goes on without them.
+  const metrics =
+    metricsPort === null
+      ? null
+      : startLoopbackMetrics(
+          metricsPort,
+          () => readMetrics(handle.db, { runsDriven: service.runsDrivenHere }),
+          log,
+        );
+  const serving = metrics && (await listening(metrics));
   const stop = startBackgroundWork(service, settings, log, createNotifierFromEnv(handle.db, log));
-  log("started", { instanceId: settings.instanceId, leaseMs: settings.leaseMs, sweepMs: settings.sweepMs });
+  log("started", {
+    instanceId: settings.instanceId,
+    leaseMs: settings.leaseMs,
+    sweepMs: settings.sweepMs,
+    ...(serving ? { metrics: `http://127.0.0.1:${metricsPort}/metrics` } : {}),
+  });
 
   const shutDown = async (signal: string) => {
     log(`${signal}: finishing the sweep in progress, then stopping`);
     await stop();
+    metrics?.close();
     // A stdio MCP server's process ends with its connection.
     await getMcpConnections().close();
     await handle.close();
@@ -43,6 +66,14 @@ async function main() {
   };
   process.once("SIGTERM", () => void shutDown("SIGTERM"));
   process.once("SIGINT", () => void shutDown("SIGINT"));
+}
+
+/** True once `server` listens; false if it could not (its own error handler says why). */
+function listening(server: Server): Promise<boolean> {
+  return new Promise((resolve) => {
+    server.once("listening", () => resolve(true));
+    server.once("error", () => resolve(false));
+  });
 }
 
 main().catch((error: unknown) => {

@@ -1,10 +1,13 @@
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Locator, type Page, type TestInfo, test } from "@playwright/test";
+import { findFreePort } from "../../lib/server/testing/free-port";
 import { getView, loadScenario, startRunOverApi, waitForStatus } from "../pages/api";
 import { PlaygroundPage } from "../pages/playground-page";
 import { RunPage } from "../pages/run-page";
+import { allowFor } from "../support/budget";
 
 // The rough edges a new user hit first (issue 31): each test is one of them, at a laptop's and a phone's size.
 const LAPTOP = { width: 1280, height: 800 };
@@ -264,4 +267,30 @@ test("Copy as curl says what each request does, with the decision and the report
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
   await expect(new RunPage(page).status).toHaveText("Waiting for approval");
+});
+
+test("a setting the server cannot use stops it at once, named, instead of answering every request 500", async () => {
+  allowFor("serverStart");
+  const server = spawn(
+    path.join("node_modules", ".bin", "next"),
+    ["start", "-p", String(await findFreePort())],
+    {
+      env: {
+        ...process.env,
+        NEXT_TELEMETRY_DISABLED: "1",
+        DATABASE_URL: "",
+        PGLITE_DATA_DIR: "memory://",
+        PLAYGROUND_METRICS_PORT: "metrics",
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let stderr = "";
+  server.stderr?.on("data", (chunk) => {
+    stderr += String(chunk);
+  });
+  const code = await new Promise<number | null>((resolve) => server.once("exit", resolve));
+  expect(code).toBe(1);
+  expect(stderr).toContain('PLAYGROUND_METRICS_PORT must be a port number (1 to 65535), not "metrics".');
+  expect(stderr, "no stack trace").not.toMatch(/^\s+at /m);
 });

@@ -1,15 +1,33 @@
 import "server-only";
 import { createServer, type Server } from "node:http";
-import { readProcessMetrics } from "./read-metrics";
+import { ExecutionSettingsError } from "@/lib/server/config/execution-settings";
+
+/**
+ * The port of PLAYGROUND_METRICS_PORT, or null when it is unset: a value that is not a port stops
+ * the process's start, named, rather than leaving it without the metrics it was asked to serve.
+ */
+export function readMetricsPort(env: Record<string, string | undefined> = process.env): number | null {
+  const value = env.PLAYGROUND_METRICS_PORT?.trim();
+  if (!value) return null;
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port >= 1 && port <= 65_535)) {
+    throw new ExecutionSettingsError(
+      `PLAYGROUND_METRICS_PORT must be a port number (1 to 65535), not "${value}".`,
+    );
+  }
+  return port;
+}
 
 /**
  * Serves `GET /metrics` without credentials on 127.0.0.1 only, for a
  * Prometheus agent on the same machine (the app's own `/api/metrics` needs
  * an admin's token: a forwarded-for header cannot prove a request is local,
- * a socket bound to loopback can).
+ * a socket bound to loopback can). `read` gives the process's metrics: a web
+ * server's (`readProcessMetrics`) or a worker's, on its own database handle.
  */
 export function startLoopbackMetrics(
   port: number,
+  read: () => Promise<{ contentType: string; text: string }>,
   log: (message: string, detail?: Record<string, unknown>) => void,
 ): Server {
   const server = createServer(async (request, response) => {
@@ -18,7 +36,7 @@ export function startLoopbackMetrics(
       return;
     }
     try {
-      const { contentType, text } = await readProcessMetrics();
+      const { contentType, text } = await read();
       response.writeHead(200, { "content-type": contentType }).end(text);
     } catch (error) {
       log("metrics could not be read", { error: String(error) });

@@ -5,7 +5,8 @@ import { FolderInUseError } from "@/db/folder-in-use-error";
 import { seedAdminFromEnv } from "@/lib/server/auth/accounts";
 import { readTrustedProxyHops, stampPeerAddresses } from "@/lib/server/auth/client-address";
 import { getDatabase } from "@/lib/server/database";
-import { startLoopbackMetrics } from "@/lib/server/metrics/loopback-listener";
+import { readMetricsPort, startLoopbackMetrics } from "@/lib/server/metrics/loopback-listener";
+import { readProcessMetrics } from "@/lib/server/metrics/read-metrics";
 import { getAuth, startServerBackgroundWork } from "@/lib/server/server-context";
 import { startTracing } from "./start-tracing";
 
@@ -24,7 +25,16 @@ export async function startServerInstance(): Promise<void> {
   // Before any request: sign-in limits key on the socket's address, which only the server knows.
   stampPeerAddresses(HttpServer);
   stampPeerAddresses(HttpsServer); // `next start --experimental-https`, `next dev --experimental-https`
-  readTrustedProxyHops(); // a PLAYGROUND_TRUSTED_PROXY that is not a number stops the start, said plainly
+  // A PLAYGROUND_TRUSTED_PROXY that is not a number, or a PLAYGROUND_METRICS_PORT that is not a port,
+  // stops the start, said plainly: thrown from here, it would leave Next answering every request 500.
+  let metricsPort: number | null;
+  try {
+    readTrustedProxyHops();
+    metricsPort = readMetricsPort();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
   // First, so every span from here on is exported (when an OTLP endpoint is configured).
   startTracing();
   try {
@@ -32,9 +42,10 @@ export async function startServerInstance(): Promise<void> {
     if (await seedAdminFromEnv(await getAuth(), handle.db)) {
       console.info(`created the first administrator, ${process.env.PLAYGROUND_ADMIN_EMAIL}`);
     }
-    const metricsPort = Number(process.env.PLAYGROUND_METRICS_PORT);
-    if (Number.isInteger(metricsPort) && metricsPort > 0) {
-      startLoopbackMetrics(metricsPort, (message, detail) => console.warn(message, detail ?? ""));
+    if (metricsPort !== null) {
+      startLoopbackMetrics(metricsPort, readProcessMetrics, (message, detail) =>
+        console.warn(message, detail ?? ""),
+      );
     }
     if (process.env.PLAYGROUND_BACKGROUND_WORK !== "off") await startServerBackgroundWork();
   } catch (error) {
