@@ -372,6 +372,9 @@ async function sseFanOut(
         send(message: { id?: string }) {
           if (message.id) lastSentAt.set(Number(message.id), Date.now());
         },
+        sendAll(messages: ReadonlyArray<{ id?: string }>) {
+          for (const message of messages) this.send(message);
+        },
         whenReady: () => Promise.resolve(),
         close() {
           isClosed = true;

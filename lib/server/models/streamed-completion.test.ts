@@ -70,8 +70,9 @@ function recordingChannel() {
   const messages: SseMessage[] = [];
   const waiters: Array<() => void> = [];
   const channel: SseChannel = {
-    send: (message) => {
-      messages.push(message);
+    send: (message) => channel.sendAll([message]),
+    sendAll: (sent) => {
+      messages.push(...sent);
       for (const wake of waiters.splice(0)) wake();
     },
     whenReady: async () => {},

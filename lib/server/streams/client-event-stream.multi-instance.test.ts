@@ -14,6 +14,7 @@ function recordingChannel() {
   let isClosed = false;
   const channel: SseChannel = {
     send: (message) => sent.push(message),
+    sendAll: (messages) => sent.push(...messages),
     whenReady: () => Promise.resolve(),
     close: () => {
       isClosed = true;

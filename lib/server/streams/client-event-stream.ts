@@ -3,7 +3,7 @@ import { type StoredRunEvent, toWireEvent } from "@/lib/runtime";
 import { isTerminalStatus } from "@/lib/runtime/run/is-terminal-status";
 import { getLogger } from "@/lib/server/ops/logger";
 import type { RunService } from "@/lib/server/runs/run-service";
-import type { SseChannel } from "@/lib/server/streams/sse-channel";
+import type { SseChannel, SseMessage } from "@/lib/server/streams/sse-channel";
 import { pipeCompletionDrafts } from "./pipe-completion-drafts";
 import type { FollowedRun } from "./run-event-reader";
 import { createSerialTask } from "./serial-task";
@@ -76,13 +76,28 @@ export async function pipeRunEvents(
     }
     return !channel.isClosed;
   };
+  // A batch's events that follow the last one sent go out in one write; a gap is caught up after them.
   const send = (events: readonly StoredRunEvent[]) => {
+    if (channel.isClosed) return;
+    const following: SseMessage[] = [];
+    let isGap = false;
+    let isFinished = false;
     for (const event of events) {
-      if (channel.isClosed) return;
       if (event.seq <= lastSent) continue;
-      if (event.seq !== lastSent + 1) return catchUp();
-      if (!sendNext(event)) return;
+      if (event.seq !== lastSent + 1) {
+        isGap = true;
+        break;
+      }
+      following.push({ id: String(event.seq), data: wireText(event) });
+      lastSent = event.seq;
+      if (event.type === "run_finished") {
+        isFinished = true;
+        break;
+      }
     }
+    channel.sendAll(following);
+    if (isFinished) end();
+    else if (isGap) catchUp();
   };
   // Set once following starts; a gap found while it starts is caught up without it.
   let following: FollowedRun | undefined;

@@ -37,6 +37,30 @@ describe("server-sent events framing", () => {
     expect(text.match(/: heartbeat\n\n/g)?.length).toBeGreaterThanOrEqual(2);
   });
 
+  it("sends messages given together in one write, each framed", async () => {
+    let channel!: SseChannel;
+    const response = openSseResponse(new AbortController().signal, async (opened) => {
+      channel = opened;
+      return () => {};
+    });
+    const reader = response.body?.getReader();
+    if (!reader) throw new Error("no body");
+    const decoder = new TextDecoder();
+    const next = async () => decoder.decode((await reader.read()).value);
+    expect(await next()).toMatch(/^retry: /);
+    const messages = [
+      { id: "1", data: "a" },
+      { id: "2", data: "b\nc" },
+      { event: "end", data: "{}" },
+    ];
+    channel.sendAll(messages);
+    channel.sendAll([]);
+    channel.send({ id: "3", data: "d" });
+    expect(await next()).toBe(messages.map(formatSseMessage).join(""));
+    expect(await next()).toBe(formatSseMessage({ id: "3", data: "d" }));
+    await reader.cancel();
+  });
+
   it("cleans up exactly once when the client goes away, and stops writing", async () => {
     const abort = new AbortController();
     let cleanUps = 0;

@@ -39,6 +39,8 @@ export interface SseChannel {
    * closes: it resumes by reconnecting (`Last-Event-ID`) like any dropped stream.
    */
   send(message: SseMessage): void;
+  /** Sends messages at once, as {@link send} does, in one write: a commit's events reach the reader together. */
+  sendAll(messages: readonly SseMessage[]): void;
   /**
    * Resolves when the buffer has room below its high-water mark (or the
    * stream closed): a producer that can choose its pace (a replay) waits
@@ -144,6 +146,9 @@ export function openSseResponse(
 
   const channel: SseChannel = {
     send: (message) => write(formatSseMessage(message)),
+    sendAll: (messages) => {
+      if (messages.length > 0) write(messages.map(formatSseMessage).join(""));
+    },
     whenReady: () =>
       isClosed || (controller.desiredSize ?? 0) > 0
         ? Promise.resolve()

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { openTestDatabase } from "@/db/testing/test-database";
+import { createRunService } from "@/lib/server/runs/run-service";
+import { processModelsAndMcp } from "@/lib/server/server-context";
+import type { SseChannel, SseMessage } from "@/lib/server/streams/sse-channel";
+import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { buildScenario } from "@/lib/server/testing/scenario-harness";
+import { pipeRunEvents } from "./client-event-stream";
+
+/** A channel that keeps each write it was asked for: one message, or several at once. */
+function recordingChannel() {
+  const writes: SseMessage[][] = [];
+  let isClosed = false;
+  const channel: SseChannel = {
+    send: (message) => writes.push([message]),
+    sendAll: (messages) => writes.push([...messages]),
+    whenReady: () => Promise.resolve(),
+    close: () => {
+      isClosed = true;
+    },
+    get isClosed() {
+      return isClosed;
+    },
+  };
+  return { channel, writes };
+}
+
+async function eventually(condition: () => boolean, what: string) {
+  for (let attempt = 0; attempt < 500; attempt += 1) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const typeOf = (message: SseMessage) => (JSON.parse(message.data) as { type?: string }).type;
+
+describe("a run's event stream", () => {
+  it("sends the events of one commit in one write, every event once and in order", async () => {
+    const handle = await openTestDatabase();
+    try {
+      const service = createRunService(handle, processModelsAndMcp());
+      const { runId, settled } = await service.startRun(buildScenario(gatedWriteScenario("one write")));
+      expect(await settled).toBe("WAITING_FOR_APPROVAL");
+
+      const { channel, writes } = recordingChannel();
+      const stop = await pipeRunEvents(service, runId, 0, channel);
+      const sent = () => writes.flat();
+      await eventually(() => sent().some((message) => typeOf(message) === "awaiting_approval"), "the wait");
+      const turnDigest = (await service.loadView(runId))?.pending?.turnDigest;
+      await service.decide(runId, { approve: true, turnDigest, actor: "alice" });
+      await eventually(() => channel.isClosed, "the end of the stream");
+      stop();
+
+      // The decision's one statement appended its approval and its barrier's call_started: the
+      // page that decided gets them in one write, not one after the other.
+      const decided = writes.find((write) => write.some((message) => typeOf(message) === "approval_decided"));
+      expect(decided?.map(typeOf)).toContain("call_started");
+      const ids = sent().flatMap((message) => (message.id === undefined ? [] : [Number(message.id)]));
+      expect(ids).toEqual((await service.readEvents(runId, 0)).map((event) => event.seq));
+      expect(sent().at(-1)?.event).toBe("end");
+    } finally {
+      await handle.close();
+    }
+  }, 60_000);
+});
