@@ -3,6 +3,7 @@
 // table, and exits non-zero when a ratio misses its target. Not part of
 // `npm test`: timings belong here, not in tests.
 import { spawnSync } from "node:child_process";
+import { availableParallelism, loadavg } from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
@@ -38,6 +39,8 @@ async function main() {
     );
     process.exit(2);
   }
+  // Timings move with what else the machine runs: the table says how busy it was.
+  const [loadAtStart = 0] = loadavg();
   const name = `tp_bench_${crypto.randomUUID().replaceAll("-", "")}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
@@ -202,7 +205,11 @@ async function main() {
     await admin.unsafe(`drop database if exists "${name}" with (force)`);
     await admin.end({ timeout: 5 });
   }
-  const missed = printTable(rows, { repetitions: REPETITIONS });
+  const [loadAtEnd = 0] = loadavg();
+  const missed = printTable(rows, {
+    repetitions: REPETITIONS,
+    machine: `${availableParallelism()} cores; load average (1 minute) ${loadAtStart.toFixed(2)} as the bench began, ${loadAtEnd.toFixed(2)} as it ended`,
+  });
   process.exit(missed > 0 ? 1 : 0);
 }
 

@@ -40,7 +40,13 @@ function judge(row: Row): { target: string; met: boolean | null } {
 }
 
 /** Prints every row as one table; returns how many rows missed their target. */
-export function printTable(rows: readonly Row[], context: { repetitions: number }): number {
+export function printTable(
+  rows: readonly Row[],
+  context: {
+    repetitions: number /** What else kept the machine busy, said under the title. */;
+    machine?: string;
+  },
+): number {
   const header = ["figure", "min", "median", "p99", "max", "ratio", "target", ""];
   const lines = rows.map((row) => {
     const stats = summarize(row.samples);
@@ -68,7 +74,8 @@ export function printTable(rows: readonly Row[], context: { repetitions: number 
         .trimEnd()}\n`,
     );
   process.stdout.write(
-    `\nnpm run bench — ${new Date().toISOString()}, ${context.repetitions} repetitions per shape\n\n`,
+    `\nnpm run bench — ${new Date().toISOString()}, ${context.repetitions} repetitions per shape\n` +
+      `${context.machine ? `${context.machine}\n` : ""}\n`,
   );
   print(header);
   print(widths.map((width) => "-".repeat(width)));
