@@ -70,27 +70,29 @@ async function databaseWithAnOrphanedRun(): Promise<{
 }
 
 describe("npm run worker", () => {
-  it("refuses a setting it cannot use, naming it", () => {
-    const result = spawnSync("npm", ["run", "--silent", "worker"], {
-      encoding: "utf8",
-      env: environment({ PLAYGROUND_LEASE_MS: "soon" }),
-    });
-    expect(result.status).toBe(2);
-    expect(result.stderr).toContain(
+  it.each([
+    [
+      "PLAYGROUND_LEASE_MS",
+      "soon",
       'PLAYGROUND_LEASE_MS must be a whole number of milliseconds, at least 100 (got "soon")',
-    );
-  }, 90_000); // one worker process: its start alone can take tens of seconds on a busy machine
-
-  it("refuses a metrics port that is not one, naming it", () => {
-    const result = spawnSync("npm", ["run", "--silent", "worker"], {
-      encoding: "utf8",
-      env: environment({ PLAYGROUND_METRICS_PORT: "metrics" }),
-    });
-    expect(result.status).toBe(2);
-    expect(result.stderr).toContain(
+    ],
+    [
+      "PLAYGROUND_METRICS_PORT",
+      "metrics",
       'PLAYGROUND_METRICS_PORT must be a port number (1 to 65535), not "metrics"',
-    );
-  }, 90_000);
+    ],
+  ])(
+    "refuses a setting it cannot use, naming it: %s=%s",
+    (name, value, message) => {
+      const result = spawnSync("npm", ["run", "--silent", "worker"], {
+        encoding: "utf8",
+        env: environment({ [name]: value }),
+      });
+      expect(result.status).toBe(2);
+      expect(result.stderr).toContain(message);
+    },
+    90_000,
+  ); // one worker process: its start alone can take tens of seconds on a busy machine
 
   it("takes over a run whose worker died, drives it to the end, counts it in its metrics, and stops cleanly on SIGTERM", async () => {
     const database = await databaseWithAnOrphanedRun();

@@ -3,36 +3,10 @@ import { openDatabase } from "@/db/client";
 import { openTestDatabase } from "@/db/testing/test-database";
 import { createRunService } from "@/lib/server/runs/run-service";
 import { processModelsAndMcp } from "@/lib/server/server-context";
-import type { SseChannel, SseMessage } from "@/lib/server/streams/sse-channel";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { eventually, recordingSseChannel } from "@/lib/server/testing/recording-sse-channel";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
 import { pipeRunEvents } from "./client-event-stream";
-
-/** A channel that keeps what it was sent. */
-function recordingChannel() {
-  const sent: SseMessage[] = [];
-  let isClosed = false;
-  const channel: SseChannel = {
-    send: (message) => sent.push(message),
-    sendAll: (messages) => sent.push(...messages),
-    whenReady: () => Promise.resolve(),
-    close: () => {
-      isClosed = true;
-    },
-    get isClosed() {
-      return isClosed;
-    },
-  };
-  return { channel, sent };
-}
-
-async function eventually(condition: () => boolean, what: string) {
-  for (let attempt = 0; attempt < 250; attempt += 1) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 // docs/streams.md#how-it-works: several instances share one Postgres and events fan out through
 // LISTEN/NOTIFY. Only a server has two connections to one database.
@@ -48,10 +22,10 @@ describe("event streams across instances", () => {
         const { runId, settled } = await writer.startRun(buildScenario(gatedWriteScenario("two instances")));
         expect(await settled).toBe("WAITING_FOR_APPROVAL");
 
-        const { channel, sent } = recordingChannel();
+        const { channel, sent } = recordingSseChannel();
         const stop = await pipeRunEvents(reader, runId, 0, channel);
         await eventually(
-          () => sent.some((message) => message.data.includes('"awaiting_approval"')),
+          () => sent().some((message) => message.data.includes('"awaiting_approval"')),
           "the wait",
         );
         const turnDigest = (await writer.loadView(runId))?.pending?.turnDigest;
@@ -60,10 +34,12 @@ describe("event streams across instances", () => {
         await eventually(() => channel.isClosed, "the end of the stream");
         stop();
 
-        const ids = sent.filter((message) => message.id !== undefined).map((message) => Number(message.id));
+        const ids = sent()
+          .filter((message) => message.id !== undefined)
+          .map((message) => Number(message.id));
         const stored = await writer.readEvents(runId, 0);
         expect(ids).toEqual(stored.map((event) => event.seq));
-        expect(sent.at(-1)?.event).toBe("end");
+        expect(sent().at(-1)?.event).toBe("end");
       } finally {
         await second.close();
         await first.close();

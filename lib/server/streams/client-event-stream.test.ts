@@ -2,36 +2,11 @@ import { describe, expect, it } from "vitest";
 import { openTestDatabase } from "@/db/testing/test-database";
 import { createRunService } from "@/lib/server/runs/run-service";
 import { processModelsAndMcp } from "@/lib/server/server-context";
-import type { SseChannel, SseMessage } from "@/lib/server/streams/sse-channel";
+import type { SseMessage } from "@/lib/server/streams/sse-channel";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
+import { eventually, recordingSseChannel } from "@/lib/server/testing/recording-sse-channel";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
 import { pipeRunEvents } from "./client-event-stream";
-
-/** A channel that keeps each write it was asked for: one message, or several at once. */
-function recordingChannel() {
-  const writes: SseMessage[][] = [];
-  let isClosed = false;
-  const channel: SseChannel = {
-    send: (message) => writes.push([message]),
-    sendAll: (messages) => writes.push([...messages]),
-    whenReady: () => Promise.resolve(),
-    close: () => {
-      isClosed = true;
-    },
-    get isClosed() {
-      return isClosed;
-    },
-  };
-  return { channel, writes };
-}
-
-async function eventually(condition: () => boolean, what: string) {
-  for (let attempt = 0; attempt < 500; attempt += 1) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const typeOf = (message: SseMessage) => (JSON.parse(message.data) as { type?: string }).type;
 
@@ -43,9 +18,8 @@ describe("a run's event stream", () => {
       const { runId, settled } = await service.startRun(buildScenario(gatedWriteScenario("one write")));
       expect(await settled).toBe("WAITING_FOR_APPROVAL");
 
-      const { channel, writes } = recordingChannel();
+      const { channel, writes, sent } = recordingSseChannel();
       const stop = await pipeRunEvents(service, runId, 0, channel);
-      const sent = () => writes.flat();
       await eventually(() => sent().some((message) => typeOf(message) === "awaiting_approval"), "the wait");
       const turnDigest = (await service.loadView(runId))?.pending?.turnDigest;
       await service.decide(runId, { approve: true, turnDigest, actor: "alice" });
