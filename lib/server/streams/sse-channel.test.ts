@@ -140,6 +140,28 @@ describe("a stream's buffer cap", () => {
     expect(ids).toEqual(ids.map((_, index) => index + 1));
   });
 
+  it("drops a reader all the same when the messages past the cap come in one write", async () => {
+    let channel!: SseChannel;
+    const response = openSseResponse(
+      new AbortController().signal,
+      async (opened) => {
+        channel = opened;
+        return () => {};
+      },
+      { bufferBytes: 200 * 1024 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // Nobody reads, and one commit brings 300 KiB.
+    channel.sendAll(Array.from({ length: 300 }, (_, index) => ({ id: String(index + 1), data: kib(1) })));
+    expect(channel.isClosed).toBe(true);
+    const messages = parseSseText(await readUntil(response, () => false));
+    expect(messages.at(-1)?.event).toBe(SSE_DROPPED_EVENT);
+    const ids = messages.flatMap((message) => (message.id ? [Number(message.id)] : []));
+    expect(ids.length).toBeGreaterThan(190);
+    expect(ids.length).toBeLessThan(210);
+    expect(ids).toEqual(ids.map((_, index) => index + 1));
+  });
+
   it("keeps a reader that reads, however much passes through", async () => {
     let channel!: SseChannel;
     const response = openSseResponse(

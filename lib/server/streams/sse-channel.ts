@@ -39,7 +39,10 @@ export interface SseChannel {
    * closes: it resumes by reconnecting (`Last-Event-ID`) like any dropped stream.
    */
   send(message: SseMessage): void;
-  /** Sends messages at once, as {@link send} does, in one write: a commit's events reach the reader together. */
+  /**
+   * Sends messages at once, in one write: a commit's events reach the reader together. The cap
+   * holds for each as for {@link send}: those after the one that finds it reached are not sent.
+   */
   sendAll(messages: readonly SseMessage[]): void;
   /**
    * Resolves when the buffer has room below its high-water mark (or the
@@ -126,29 +129,39 @@ export function openSseResponse(
     }
   };
 
-  const write = (text: string) => {
-    if (isClosed) return;
-    if (queuedBytes() >= bufferBytes) {
-      enqueue(
-        formatSseMessage({
-          event: SSE_DROPPED_EVENT,
-          data: JSON.stringify({
-            reason: "slow_reader",
-            message: `The stream was closed because more than ${bufferBytes} bytes were waiting to be read; reconnect (Last-Event-ID) to resume.`,
+  /**
+   * Writes messages' texts in one chunk, as long as the reader has left less than the cap unread
+   * before each of them (counting those before it in the chunk): the message that finds the cap
+   * reached is not written, and the reader gets, after what came before it, the final `dropped` event.
+   */
+  const write = (texts: readonly string[]) => {
+    let chunk = "";
+    let chunkBytes = 0;
+    for (const text of texts) {
+      if (isClosed) return;
+      if (queuedBytes() + chunkBytes >= bufferBytes) {
+        if (chunk) enqueue(chunk);
+        enqueue(
+          formatSseMessage({
+            event: SSE_DROPPED_EVENT,
+            data: JSON.stringify({
+              reason: "slow_reader",
+              message: `The stream was closed because more than ${bufferBytes} bytes were waiting to be read; reconnect (Last-Event-ID) to resume.`,
+            }),
           }),
-        }),
-      );
-      finish();
-      return;
+        );
+        finish();
+        return;
+      }
+      chunk += text;
+      chunkBytes += Buffer.byteLength(text);
     }
-    enqueue(text);
+    if (chunk && !isClosed) enqueue(chunk);
   };
 
   const channel: SseChannel = {
-    send: (message) => write(formatSseMessage(message)),
-    sendAll: (messages) => {
-      if (messages.length > 0) write(messages.map(formatSseMessage).join(""));
-    },
+    send: (message) => write([formatSseMessage(message)]),
+    sendAll: (messages) => write(messages.map(formatSseMessage)),
     whenReady: () =>
       isClosed || (controller.desiredSize ?? 0) > 0
         ? Promise.resolve()
@@ -163,9 +176,9 @@ export function openSseResponse(
     {
       start(streamController) {
         controller = streamController;
-        write(`retry: ${RECONNECT_MS}\n\n`);
+        write([`retry: ${RECONNECT_MS}\n\n`]);
         heartbeat = setInterval(() => {
-          if (queuedBytes() <= 0) write(": heartbeat\n\n");
+          if (queuedBytes() <= 0) write([": heartbeat\n\n"]);
         }, options.heartbeatMs ?? HEARTBEAT_MS);
         signal.addEventListener("abort", finish);
         // The client may have left while the route was still checking the request.
