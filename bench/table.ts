@@ -43,7 +43,8 @@ function judge(row: Row): { target: string; met: boolean | null } {
 export function printTable(
   rows: readonly Row[],
   context: {
-    repetitions: number /** What else kept the machine busy, said under the title. */;
+    repetitions: number;
+    /** What else kept the machine busy, said under the title. */
     machine?: string;
   },
 ): number {

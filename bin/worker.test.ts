@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -97,25 +97,23 @@ describe("npm run worker", () => {
   it("takes over a run whose worker died, drives it to the end, counts it in its metrics, and stops cleanly on SIGTERM", async () => {
     const database = await databaseWithAnOrphanedRun();
     const metricsPort = await findFreePort();
+    let worker: ChildProcess | undefined;
     try {
       // What `npm run worker` runs, started directly: npm itself would die of the signal it passes on.
-      const worker = spawn(
-        process.execPath,
-        ["--conditions=react-server", "--import", "tsx", "bin/worker.ts"],
-        {
-          env: environment({
-            ...database.env,
-            PLAYGROUND_RECOVERY_SWEEP_MS: "100",
-            PLAYGROUND_INSTANCE_ID: "worker-1",
-            PLAYGROUND_METRICS_PORT: String(metricsPort),
-          }),
-          stdio: ["ignore", "ignore", "pipe"],
-        },
-      );
+      worker = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "bin/worker.ts"], {
+        env: environment({
+          ...database.env,
+          PLAYGROUND_RECOVERY_SWEEP_MS: "100",
+          PLAYGROUND_INSTANCE_ID: "worker-1",
+          PLAYGROUND_METRICS_PORT: String(metricsPort),
+        }),
+        stdio: ["ignore", "ignore", "pipe"],
+      });
       let stderr = "";
+      const started = worker;
       const tookOver = new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`the worker took nothing over:\n${stderr}`)), 30_000);
-        worker.stderr?.on("data", (chunk) => {
+        started.stderr?.on("data", (chunk) => {
           stderr += String(chunk);
           if (stderr.includes("took over a run")) {
             clearTimeout(timer);
@@ -131,8 +129,8 @@ describe("npm run worker", () => {
       const text = await metrics.text();
       expect(text).toMatch(/^playground_recoveries_total 1$/m);
       expect(text).toContain("# TYPE playground_runs_driven gauge");
-      const exited = new Promise<number | null>((resolve) => worker.once("exit", resolve));
-      worker.kill("SIGTERM");
+      const exited = new Promise<number | null>((resolve) => started.once("exit", resolve));
+      started.kill("SIGTERM");
       expect(await exited).toBe(0);
 
       const handle = await database.reopen();
@@ -143,6 +141,8 @@ describe("npm run worker", () => {
         by: "worker-1",
       });
     } finally {
+      // A check that failed leaves no worker behind on the test's database.
+      if (worker && worker.exitCode === null && worker.signalCode === null) worker.kill("SIGKILL");
       await database.close();
     }
   }, 180_000); // a run driven to its end by a second process, then a clean stop

@@ -289,8 +289,13 @@ test("a setting the server cannot use stops it at once, named, instead of answer
   server.stderr?.on("data", (chunk) => {
     stderr += String(chunk);
   });
-  const code = await new Promise<number | null>((resolve) => server.once("exit", resolve));
-  expect(code).toBe(1);
-  expect(stderr).toContain('PLAYGROUND_METRICS_PORT must be a port number (1 to 65535), not "metrics".');
-  expect(stderr, "no stack trace").not.toMatch(/^\s+at /m);
+  try {
+    const code = await new Promise<number | null>((resolve) => server.once("exit", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain('PLAYGROUND_METRICS_PORT must be a port number (1 to 65535), not "metrics".');
+    expect(stderr, "no stack trace").not.toMatch(/^\s+at /m);
+  } finally {
+    // A server that did not stop (answering 500s instead) is not left running past the test.
+    if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
+  }
 });

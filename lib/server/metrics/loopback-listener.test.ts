@@ -29,8 +29,9 @@ describe("the loopback metrics listener", () => {
   it("reads its port from PLAYGROUND_METRICS_PORT, and refuses, naming it, what is not a port", () => {
     expect(readMetricsPort({})).toBeNull();
     expect(readMetricsPort({ PLAYGROUND_METRICS_PORT: " " })).toBeNull();
+    expect(readMetricsPort({ PLAYGROUND_METRICS_PORT: "0" })).toBeNull();
     expect(readMetricsPort({ PLAYGROUND_METRICS_PORT: "9464" })).toBe(9464);
-    for (const value of ["metrics", "0", "65536", "94.64", "-1", "0x10"]) {
+    for (const value of ["metrics", "00", "65536", "94.64", "-1", "0x10"]) {
       expect(() => readMetricsPort({ PLAYGROUND_METRICS_PORT: value })).toThrow(
         `PLAYGROUND_METRICS_PORT must be a port number (1 to 65535), not "${value}".`,
       );

@@ -3,12 +3,13 @@ import { createServer, type Server } from "node:http";
 import { ExecutionSettingsError } from "@/lib/server/config/execution-settings";
 
 /**
- * The port of PLAYGROUND_METRICS_PORT, or null when it is unset: a value that is not a port stops
- * the process's start, named, rather than leaving it without the metrics it was asked to serve.
+ * The port of PLAYGROUND_METRICS_PORT, or null when it is unset or 0 (no listener, as before it was
+ * checked): a value that is not a port stops the process's start, named, rather than leaving it
+ * without the metrics it was asked to serve.
  */
 export function readMetricsPort(env: Record<string, string | undefined> = process.env): number | null {
   const value = env.PLAYGROUND_METRICS_PORT?.trim();
-  if (!value) return null;
+  if (!value || value === "0") return null;
   const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
   if (!(port >= 1 && port <= 65_535)) {
     throw new ExecutionSettingsError(

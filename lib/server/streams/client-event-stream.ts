@@ -79,7 +79,7 @@ export async function pipeRunEvents(
   // A batch's events that follow the last one sent go out in one write; a gap is caught up after them.
   const send = (events: readonly StoredRunEvent[]) => {
     if (channel.isClosed) return;
-    const following: SseMessage[] = [];
+    const messages: SseMessage[] = [];
     let isGap = false;
     let isFinished = false;
     for (const event of events) {
@@ -88,14 +88,14 @@ export async function pipeRunEvents(
         isGap = true;
         break;
       }
-      following.push({ id: String(event.seq), data: wireText(event) });
+      messages.push({ id: String(event.seq), data: wireText(event) });
       lastSent = event.seq;
       if (event.type === "run_finished") {
         isFinished = true;
         break;
       }
     }
-    channel.sendAll(following);
+    channel.sendAll(messages);
     if (isFinished) end();
     else if (isGap) catchUp();
   };
