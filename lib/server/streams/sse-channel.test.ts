@@ -106,7 +106,8 @@ describe("server-sent events framing", () => {
 describe("a stream's buffer cap", () => {
   const kib = (count: number) => "x".repeat(count * 1024);
 
-  it("drops a reader that leaves more than the cap unread, with a final event saying why, and holds no more", async () => {
+  /** A stream capped at `bufferBytes`, started, that nobody has read yet. */
+  async function openCapped(bufferBytes: number) {
     let channel!: SseChannel;
     let cleanUps = 0;
     const response = openSseResponse(
@@ -117,9 +118,14 @@ describe("a stream's buffer cap", () => {
           cleanUps += 1;
         };
       },
-      { bufferBytes: 200 * 1024 },
+      { bufferBytes },
     );
     await new Promise((resolve) => setTimeout(resolve, 0));
+    return { channel, response, cleanUps: () => cleanUps };
+  }
+
+  it("drops a reader that leaves more than the cap unread, with a final event saying why, and holds no more", async () => {
+    const { channel, response, cleanUps } = await openCapped(200 * 1024);
     // Nobody reads: 300 messages of 1 KiB each would be 300 KiB.
     let sent = 0;
     while (!channel.isClosed && sent < 300) {
@@ -127,7 +133,7 @@ describe("a stream's buffer cap", () => {
       sent += 1;
     }
     expect(channel.isClosed).toBe(true);
-    expect(cleanUps).toBe(1);
+    expect(cleanUps()).toBe(1);
     expect(sent).toBeLessThan(210);
     const text = await readUntil(response, () => false);
     expect(text.length).toBeLessThan(210 * 1024);
@@ -141,19 +147,11 @@ describe("a stream's buffer cap", () => {
   });
 
   it("drops a reader all the same when the messages past the cap come in one write", async () => {
-    let channel!: SseChannel;
-    const response = openSseResponse(
-      new AbortController().signal,
-      async (opened) => {
-        channel = opened;
-        return () => {};
-      },
-      { bufferBytes: 200 * 1024 },
-    );
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    const { channel, response, cleanUps } = await openCapped(200 * 1024);
     // Nobody reads, and one commit brings 300 KiB.
     channel.sendAll(Array.from({ length: 300 }, (_, index) => ({ id: String(index + 1), data: kib(1) })));
     expect(channel.isClosed).toBe(true);
+    expect(cleanUps()).toBe(1);
     const messages = parseSseText(await readUntil(response, () => false));
     expect(messages.at(-1)?.event).toBe(SSE_DROPPED_EVENT);
     const ids = messages.flatMap((message) => (message.id ? [Number(message.id)] : []));
@@ -163,18 +161,9 @@ describe("a stream's buffer cap", () => {
   });
 
   it("keeps a reader that reads, however much passes through", async () => {
-    let channel!: SseChannel;
-    const response = openSseResponse(
-      new AbortController().signal,
-      async (opened) => {
-        channel = opened;
-        return () => {};
-      },
-      { bufferBytes: 128 * 1024 },
-    );
+    const { channel, response } = await openCapped(128 * 1024);
     const reader = response.body?.getReader();
     if (!reader) throw new Error("no body");
-    await new Promise((resolve) => setTimeout(resolve, 0));
     let received = 0;
     for (let index = 0; index < 1000; index += 1) {
       await channel.whenReady();
