@@ -8,7 +8,7 @@
 // beside a web server needs Postgres; beside one on the same folder it is refused).
 // Metrics: PLAYGROUND_METRICS_PORT serves its own on 127.0.0.1, as a web server's.
 
-import type { Server } from "node:http";
+import { once } from "node:events";
 import { ExecutionSettingsError, readExecutionSettings } from "@/lib/server/config/execution-settings";
 import { readMetricsPort, startLoopbackMetrics } from "@/lib/server/metrics/loopback-listener";
 import { readMetrics } from "@/lib/server/metrics/read-metrics";
@@ -46,7 +46,13 @@ async function main() {
           () => readMetrics(handle.db, { runsDriven: service.runsDrivenHere }),
           log,
         );
-  const serving = metrics && (await listening(metrics));
+  // A port it cannot listen on is logged by the listener's own error handler.
+  const serving =
+    metrics &&
+    (await once(metrics, "listening").then(
+      () => true,
+      () => false,
+    ));
   const stop = startBackgroundWork(service, settings, log, createNotifierFromEnv(handle.db, log));
   log("started", {
     instanceId: settings.instanceId,
@@ -66,14 +72,6 @@ async function main() {
   };
   process.once("SIGTERM", () => void shutDown("SIGTERM"));
   process.once("SIGINT", () => void shutDown("SIGINT"));
-}
-
-/** True once `server` listens; false if it could not (its own error handler says why). */
-function listening(server: Server): Promise<boolean> {
-  return new Promise((resolve) => {
-    server.once("listening", () => resolve(true));
-    server.once("error", () => resolve(false));
-  });
 }
 
 main().catch((error: unknown) => {

@@ -1,10 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { openDatabase } from "@/db/client";
 import { openTestDatabase } from "@/db/testing/test-database";
 import { createRunService } from "@/lib/server/runs/run-service";
 import { processModelsAndMcp } from "@/lib/server/server-context";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
-import { eventually, recordingSseChannel } from "@/lib/server/testing/recording-sse-channel";
+import { recordingSseChannel } from "@/lib/server/testing/recording-sse-channel";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
 import { pipeRunEvents } from "./client-event-stream";
 
@@ -24,14 +24,14 @@ describe("event streams across instances", () => {
 
         const { channel, sent } = recordingSseChannel();
         const stop = await pipeRunEvents(reader, runId, 0, channel);
-        await eventually(
-          () => sent().some((message) => message.data.includes('"awaiting_approval"')),
-          "the wait",
+        await vi.waitFor(
+          () => expect(sent().some((message) => message.data.includes('"awaiting_approval"'))).toBe(true),
+          { timeout: 10_000 },
         );
         const turnDigest = (await writer.loadView(runId))?.pending?.turnDigest;
 
         await writer.decide(runId, { approve: true, turnDigest, actor: "alice" });
-        await eventually(() => channel.isClosed, "the end of the stream");
+        await vi.waitFor(() => expect(channel.isClosed).toBe(true), { timeout: 10_000 });
         stop();
 
         const ids = sent()

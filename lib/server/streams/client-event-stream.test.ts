@@ -1,10 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { openTestDatabase } from "@/db/testing/test-database";
 import { createRunService } from "@/lib/server/runs/run-service";
 import { processModelsAndMcp } from "@/lib/server/server-context";
 import type { SseMessage } from "@/lib/server/streams/sse-channel";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
-import { eventually, recordingSseChannel } from "@/lib/server/testing/recording-sse-channel";
+import { recordingSseChannel } from "@/lib/server/testing/recording-sse-channel";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
 import { pipeRunEvents } from "./client-event-stream";
 
@@ -20,10 +20,15 @@ describe("a run's event stream", () => {
 
       const { channel, writes, sent } = recordingSseChannel();
       const stop = await pipeRunEvents(service, runId, 0, channel);
-      await eventually(() => sent().some((message) => typeOf(message) === "awaiting_approval"), "the wait");
+      await vi.waitFor(
+        () => expect(sent().some((message) => typeOf(message) === "awaiting_approval")).toBe(true),
+        {
+          timeout: 10_000,
+        },
+      );
       const turnDigest = (await service.loadView(runId))?.pending?.turnDigest;
       await service.decide(runId, { approve: true, turnDigest, actor: "alice" });
-      await eventually(() => channel.isClosed, "the end of the stream");
+      await vi.waitFor(() => expect(channel.isClosed).toBe(true), { timeout: 10_000 });
       stop();
 
       // The decision's one statement appended its approval and its barrier's call_started: the

@@ -66,17 +66,8 @@ export async function pipeRunEvents(
     getLogger().error({ err: error }, "a run event stream could not read from the database");
     channel.close();
   };
-  /** Sends the event that follows the last one sent; false when the stream is done. */
-  const sendNext = (event: StoredRunEvent): boolean => {
-    channel.send({ id: String(event.seq), data: wireText(event) });
-    lastSent = event.seq;
-    if (event.type === "run_finished") {
-      end();
-      return false;
-    }
-    return !channel.isClosed;
-  };
-  // A batch's events that follow the last one sent go out in one write; a gap is caught up after them.
+  // Sends the events that follow the last one sent, in one write (a commit's events together); a gap
+  // is caught up after them, and `run_finished` ends the stream.
   const send = (events: readonly StoredRunEvent[]) => {
     if (channel.isClosed) return;
     const messages: SseMessage[] = [];
@@ -128,7 +119,8 @@ export async function pipeRunEvents(
         if (event.seq <= lastSent) continue;
         bytes += wireText(event).length;
         if (isLastPage) lastPage.push(event);
-        if (!sendNext(event)) return;
+        send([event]);
+        if (channel.isClosed) return; // ended at run_finished, or dropped
       }
       if (isLastPage) {
         following?.readByFollower(lastPage);

@@ -19,12 +19,3 @@ export function recordingSseChannel() {
   const sent = () => writes.flat();
   return { channel, writes, sent };
 }
-
-/** Resolves once `condition` holds, checking every 20 ms; fails after 10 s, naming `what`. */
-export async function eventually(condition: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 500; attempt += 1) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
