@@ -12,7 +12,7 @@ import { errorHeaders, toErrorBody } from "./error-response";
 import { readRequestId } from "./request-id";
 import { MAX_BODY_BYTES } from "./request-limits";
 import { requireIdentity } from "./require-identity";
-import { sendSmallJsonUncompressed } from "./small-bodies-uncompressed";
+import { jsonAnswer, sendSmallJsonUncompressed } from "./small-bodies-uncompressed";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -56,7 +56,7 @@ export function handleRoute<Context = unknown>(
         );
       }
       // A refusal may say when to come back (`Retry-After` on a 429 or a 503).
-      response = Response.json(body, {
+      response = jsonAnswer(body, {
         status,
         headers: { ...errorHeaders(body), ...(error instanceof RequestRefusal ? error.headers : {}) },
       });

@@ -1,3 +1,4 @@
+import { jsonAnswer } from "./small-bodies-uncompressed";
 import "server-only";
 import {
   AgentProtocolError,
@@ -90,7 +91,7 @@ export function errorHeaders(body: ErrorBody): Record<string, string> {
 
 /** A 404 with the one error body, for routes that exist only in some configurations. */
 export function notFoundResponse(message: string): Response {
-  return Response.json({ error: { code: "not_found", message }, pending: null } satisfies ErrorBody, {
+  return jsonAnswer({ error: { code: "not_found", message }, pending: null } satisfies ErrorBody, {
     status: statusForCode("not_found"),
   });
 }

@@ -1,5 +1,6 @@
 import { MAX_JSON_DEPTH, measureJsonDepth } from "@/lib/runtime/json-limits";
 import type { ErrorBody } from "@/lib/wire/error-table";
+import { jsonAnswer } from "./small-bodies-uncompressed";
 
 /**
  * React decodes a server action's arguments, recursively, before the action
@@ -31,5 +32,5 @@ export async function refuseDeepActionBody(request: Request): Promise<Response |
     },
     pending: null,
   };
-  return Response.json(body, { status: 400 });
+  return jsonAnswer(body, { status: 400 });
 }

@@ -1,5 +1,6 @@
 import { handleRoute, readQuery } from "@/lib/http/api-route";
 import { csvAttachment, today } from "@/lib/http/csv-attachment";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getRunService } from "@/lib/server/server-context";
 import { auditFilterOf, auditQuerySchema } from "@/lib/wire/list-filters";
 
@@ -18,5 +19,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
   if (query.format === "csv") {
     return csvAttachment(await service.exportAuditCsv(filter), `audit-${today()}`);
   }
-  return Response.json(await service.listAudit({ limit: query.limit, before: query.before, filter }));
+  return jsonAnswer(await service.listAudit({ limit: query.limit, before: query.before, filter }));
 });

@@ -1,4 +1,4 @@
-import { sendSmallJsonUncompressed } from "@/lib/http/small-bodies-uncompressed";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { isAdminRequest } from "@/lib/server/auth/is-admin-request";
 import { checkDatabaseHealth } from "@/lib/server/ops/check-database-health";
 import { getLogger } from "@/lib/server/ops/logger";
@@ -6,22 +6,18 @@ import { getLogger } from "@/lib/server/ops/logger";
 /**
  * Liveness, for anyone: the status and a fixed code. Why the database does
  * not answer (a driver's message names hosts, ports and databases) goes to
- * the server log; an admin also sees which driver answers. Sent uncompressed:
- * probes ask often, and gzip would cost more than the answer.
+ * the server log; an admin also sees which driver answers. Sent uncompressed
+ * (`jsonAnswer`): probes ask often, and gzip would cost more than the answer.
  */
-export async function GET(request: Request) {
-  return sendSmallJsonUncompressed(await answer(request));
-}
-
-async function answer(request: Request): Promise<Response> {
+export async function GET(request: Request): Promise<Response> {
   const health = await checkDatabaseHealth();
   if (health.ok) {
-    return Response.json((await isAdminRequest(request.headers)) ? health : { ok: true }, {
+    return jsonAnswer((await isAdminRequest(request.headers)) ? health : { ok: true }, {
       headers: { "cache-control": "no-store" },
     });
   }
   getLogger().warn({ reason: health.reason }, "health check: the database does not answer");
-  return Response.json(
+  return jsonAnswer(
     {
       ok: false,
       error: {

@@ -1,4 +1,5 @@
 import { handleRoute, readPageCursor, readQuery } from "@/lib/http/api-route";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getRunService } from "@/lib/server/server-context";
 import { inboxFilterOf, inboxQuerySchema } from "@/lib/wire/list-filters";
 
@@ -11,7 +12,7 @@ import { inboxFilterOf, inboxQuerySchema } from "@/lib/wire/list-filters";
  */
 export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
   const query = readQuery(request, inboxQuerySchema);
-  return Response.json(
+  return jsonAnswer(
     await (await getRunService()).listInbox({
       limit: query.limit,
       after: readPageCursor(query.after),

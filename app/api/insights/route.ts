@@ -1,5 +1,6 @@
 import { handleRoute, readQuery } from "@/lib/http/api-route";
 import { csvAttachment } from "@/lib/http/csv-attachment";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import {
   insightsQuerySchema,
   insightsTableCsv,
@@ -18,5 +19,5 @@ export const GET = handleRoute({ role: "operator" }, async (request: Request) =>
     const table = query.table ?? "by-tool";
     return csvAttachment(insightsTableCsv(insights, table), `insights-${table}-${query.range}`);
   }
-  return Response.json(insights);
+  return jsonAnswer(insights);
 });

@@ -1,3 +1,4 @@
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { buildOpenApiDocument } from "@/lib/http/openapi/openapi-document";
 
 // Built once: the routes and their schemas do not change while the server runs.
@@ -9,5 +10,5 @@ let document: ReturnType<typeof buildOpenApiDocument> | null = null;
  */
 export async function GET() {
   document ??= buildOpenApiDocument();
-  return Response.json(document, { headers: { "cache-control": "no-cache" } });
+  return jsonAnswer(document, { headers: { "cache-control": "no-cache" } });
 }

@@ -1,11 +1,12 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { publishPolicySchema } from "@/lib/http/policy-schemas";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getDatabase } from "@/lib/server/database";
 import { listPolicyVersions, publishPolicy } from "@/lib/server/policies/policies";
 
 /** Every published version of the approval policy, newest first (docs/policies.md). */
 export const GET = handleRoute({ role: "admin" }, async () =>
-  Response.json(await listPolicyVersions((await getDatabase()).db)),
+  jsonAnswer(await listPolicyVersions((await getDatabase()).db)),
 );
 
 /**
@@ -19,5 +20,5 @@ export const POST = handleRoute({ role: "admin" }, async (request: Request, _con
     { id: identity.userId, name: identity.name },
     input,
   );
-  return Response.json(stored, { status: 201 });
+  return jsonAnswer(stored, { status: 201 });
 });

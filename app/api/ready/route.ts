@@ -1,4 +1,4 @@
-import { sendSmallJsonUncompressed } from "@/lib/http/small-bodies-uncompressed";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { isAdminRequest } from "@/lib/server/auth/is-admin-request";
 import { checkReadiness, withoutDetails } from "@/lib/server/ops/check-readiness";
 import { getLogger } from "@/lib/server/ops/logger";
@@ -16,10 +16,8 @@ export async function GET(request: Request) {
   if (!readiness.ready) getLogger().warn({ checks: readiness.checks }, "not ready");
   // An admin can only be recognised while the database answers.
   const isAdmin = readiness.checks.database.ok && (await isAdminRequest(request.headers));
-  return sendSmallJsonUncompressed(
-    Response.json(isAdmin ? readiness : withoutDetails(readiness), {
-      status,
-      headers: { "cache-control": "no-store" },
-    }),
-  );
+  return jsonAnswer(isAdmin ? readiness : withoutDetails(readiness), {
+    status,
+    headers: { "cache-control": "no-store" },
+  });
 }

@@ -1,5 +1,6 @@
 import { handleRoute, readJsonBody, readPageCursor, readQuery } from "@/lib/http/api-route";
 import { readForkQuery } from "@/lib/http/fork-request";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { scenarioSchema } from "@/lib/runtime";
 import { getLogger } from "@/lib/server/ops/logger";
 import { findScenarioPatterns, judgePatterns } from "@/lib/server/patterns/judge-patterns";
@@ -24,7 +25,7 @@ export const POST = handleRoute({ role: "operator" }, async (request: Request, _
     { forkedFrom },
   );
   settled.catch((error: unknown) => getLogger().error({ runId, err: error }, "a run stopped with an error"));
-  return Response.json({ runId }, { status: 201, headers: { location: `/api/runs/${runId}` } });
+  return jsonAnswer({ runId }, { status: 201, headers: { location: `/api/runs/${runId}` } });
 });
 
 /**
@@ -36,7 +37,7 @@ export const POST = handleRoute({ role: "operator" }, async (request: Request, _
  */
 export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
   const query = readQuery(request, runListQuerySchema);
-  return Response.json(
+  return jsonAnswer(
     await (await getRunService()).listRuns({
       limit: query.limit,
       after: readPageCursor(query.after),

@@ -1,12 +1,13 @@
 import { createTokenSchema } from "@/lib/http/account-schemas";
 import { handleRoute, readBody } from "@/lib/http/api-route";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { createToken, listTokens } from "@/lib/server/auth/accounts";
 import { getDatabase } from "@/lib/server/database";
 import { getAuth } from "@/lib/server/server-context";
 
 /** Every API token, newest first, never its secret (admins; `playground token list --server …`). */
 export const GET = handleRoute({ role: "admin" }, async () =>
-  Response.json(await listTokens((await getDatabase()).db)),
+  jsonAnswer(await listTokens((await getDatabase()).db)),
 );
 
 /**
@@ -19,5 +20,5 @@ export const POST = handleRoute({ role: "admin" }, async (request: Request, _con
     ...input,
     creatorRole: identity.role,
   });
-  return Response.json(created, { status: 201 });
+  return jsonAnswer(created, { status: 201 });
 });

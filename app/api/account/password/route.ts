@@ -1,5 +1,6 @@
 import { changeOwnPasswordSchema } from "@/lib/http/account-schemas";
 import { handleRoute, readBody } from "@/lib/http/api-route";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { changeOwnPassword } from "@/lib/server/auth/account-changes";
 import { getDatabase } from "@/lib/server/database";
 import { getAuth } from "@/lib/server/server-context";
@@ -12,5 +13,5 @@ import { getAuth } from "@/lib/server/server-context";
 export const POST = handleRoute({ role: "viewer" }, async (request: Request, _context, identity) => {
   const passwords = await readBody(request, changeOwnPasswordSchema);
   await changeOwnPassword(await getAuth(), (await getDatabase()).db, identity, passwords);
-  return Response.json({ changed: true });
+  return jsonAnswer({ changed: true });
 });

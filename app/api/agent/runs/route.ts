@@ -1,4 +1,5 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { openAgentRunInputSchema } from "@/lib/runtime";
 import { requireAgent } from "@/lib/server/agents/require-agent";
 import { findScenarioPatterns, judgePatterns } from "@/lib/server/patterns/judge-patterns";
@@ -16,5 +17,5 @@ export const POST = handleRoute({ role: "agent" }, async (request: Request, _con
   const service = await getRunService();
   const { runId } = await service.agents.openRun(input, agent);
   const next = await service.agents.next(runId, agent, { waitMs: 0 });
-  return Response.json({ runId, next }, { status: 201, headers: { location: `/api/agent/runs/${runId}` } });
+  return jsonAnswer({ runId, next }, { status: 201, headers: { location: `/api/agent/runs/${runId}` } });
 });

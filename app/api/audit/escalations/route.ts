@@ -1,5 +1,6 @@
 import { handleRoute, readQuery } from "@/lib/http/api-route";
 import { csvAttachment, today } from "@/lib/http/csv-attachment";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getRunService } from "@/lib/server/server-context";
 import { escalationsQuerySchema } from "@/lib/wire/list-filters";
 
@@ -14,5 +15,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
   if (format === "csv") {
     return csvAttachment(await service.exportEscalationsCsv({ run }), `escalations-${today()}`);
   }
-  return Response.json({ items: await service.listEscalations({ run, limit }) });
+  return jsonAnswer({ items: await service.listEscalations({ run, limit }) });
 });

@@ -1,4 +1,5 @@
 import { toNextJsHandler } from "better-auth/next-js";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { isDisabledAuthPath } from "@/lib/server/auth/auth";
 import {
   CLIENT_ADDRESS_HEADER,
@@ -60,7 +61,7 @@ async function signInWithAccountLimit(
   const limiter = getAccountAttemptLimiter();
   const taken = limiter.take(email);
   if (!taken.allowed) {
-    return Response.json(
+    return jsonAnswer(
       { code: "TOO_MANY_ATTEMPTS", message: "Too many sign-in attempts for this account: try again later." },
       { status: 429, headers: { "retry-after": String(taken.retryAfterSeconds) } },
     );

@@ -1,6 +1,7 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { notFoundResponse } from "@/lib/http/error-response";
 import { unreadableStateRequestSchema } from "@/lib/http/request-schemas";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import {
   FAULT_INJECTION_OFF,
   isFaultInjectionEnabled,
@@ -12,5 +13,5 @@ export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
   if (!isFaultInjectionEnabled()) return notFoundResponse(FAULT_INJECTION_OFF);
   const { runId } = await readBody(request, unreadableStateRequestSchema);
   if (!(await makeWaitingStateUnreadable(runId))) return notFoundResponse(`No waiting run ${runId}.`);
-  return Response.json({ runId, unreadable: true });
+  return jsonAnswer({ runId, unreadable: true });
 });

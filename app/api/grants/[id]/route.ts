@@ -1,5 +1,6 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { grantIdSchema } from "@/lib/http/grant-schemas";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getDatabase } from "@/lib/server/database";
 import { revokeGrant } from "@/lib/server/grants/grants";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
@@ -16,6 +17,6 @@ export const DELETE = handleRoute(
     if (!grantIdSchema.safeParse(id).success) {
       throw RequestRefusal.of("invalid_request", `id: ${JSON.stringify(id)} is not a grant id (a UUID).`);
     }
-    return Response.json(await revokeGrant((await getDatabase()).db, id, identity));
+    return jsonAnswer(await revokeGrant((await getDatabase()).db, id, identity));
   },
 );

@@ -1,4 +1,5 @@
 import { handleRoute } from "@/lib/http/api-route";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getMcpConnections, getMcpServers } from "@/lib/server/server-context";
 
 /**
@@ -12,5 +13,5 @@ export const GET = handleRoute({ role: "operator" }, async () => {
   const { servers, problem } = getMcpServers();
   const connections = getMcpConnections();
   const listed = await Promise.all([...servers.keys()].map((id) => connections.list(id)));
-  return Response.json({ servers: listed, problem });
+  return jsonAnswer({ servers: listed, problem });
 });

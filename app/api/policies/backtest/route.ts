@@ -1,5 +1,6 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { backtestPolicySchema } from "@/lib/http/policy-schemas";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getDatabase } from "@/lib/server/database";
 import { backtestCandidate } from "@/lib/server/policies/policies";
 import { getMcpServers } from "@/lib/server/server-context";
@@ -11,7 +12,7 @@ import { getMcpServers } from "@/lib/server/server-context";
  */
 export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
   const input = await readBody(request, backtestPolicySchema);
-  return Response.json(
+  return jsonAnswer(
     await backtestCandidate(
       (await getDatabase()).db,
       {

@@ -1,5 +1,6 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { checkPolicySchema } from "@/lib/http/policy-schemas";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { checkPolicy } from "@/lib/runtime";
 
 /**
@@ -10,5 +11,5 @@ import { checkPolicy } from "@/lib/runtime";
 export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
   const { document } = await readBody(request, checkPolicySchema);
   const checked = checkPolicy(document);
-  return Response.json(checked.ok ? { ok: true, problems: [] } : { ok: false, problems: checked.problems });
+  return jsonAnswer(checked.ok ? { ok: true, problems: [] } : { ok: false, problems: checked.problems });
 });

@@ -1,4 +1,5 @@
 import { handleRoute } from "@/lib/http/api-route";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getDatabase } from "@/lib/server/database";
 import { listShadowDisagreements } from "@/lib/server/policies/policies";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
@@ -15,5 +16,5 @@ export const GET = handleRoute({ role: "admin" }, async (request: Request) => {
       `since must be an ISO date and time, got ${JSON.stringify(raw)}`,
     );
   }
-  return Response.json(await listShadowDisagreements((await getDatabase()).db, since));
+  return jsonAnswer(await listShadowDisagreements((await getDatabase()).db, since));
 });

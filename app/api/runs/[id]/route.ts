@@ -1,5 +1,6 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { RunNotFoundError } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/server-context";
 
@@ -8,7 +9,7 @@ export const GET = handleRoute({ role: "viewer" }, async (_request: Request, con
   const runId = await readRunId(context);
   const report = await (await getRunService()).getReport(runId);
   if (!report) throw new RunNotFoundError(runId);
-  return Response.json(report);
+  return jsonAnswer(report);
 });
 
 /**
@@ -20,6 +21,6 @@ export const DELETE = handleRoute(
   { role: "operator" },
   async (_request: Request, context: RunRouteContext, identity) => {
     const runId = await readRunId(context);
-    return Response.json(await (await getRunService()).deleteRun(runId, identity));
+    return jsonAnswer(await (await getRunService()).deleteRun(runId, identity));
   },
 );

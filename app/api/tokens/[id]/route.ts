@@ -1,5 +1,6 @@
 import { tokenIdSchema } from "@/lib/http/account-schemas";
 import { handleRoute } from "@/lib/http/api-route";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { revokeToken } from "@/lib/server/auth/accounts";
 import { getDatabase } from "@/lib/server/database";
 import { validateInput } from "@/lib/wire/request-refusal";
@@ -9,6 +10,6 @@ export const DELETE = handleRoute(
   { role: "admin" },
   async (_request: Request, context: { params: Promise<{ id: string }> }) => {
     const id = validateInput((await context.params).id, tokenIdSchema);
-    return Response.json({ revoked: await revokeToken((await getDatabase()).db, id) });
+    return jsonAnswer({ revoked: await revokeToken((await getDatabase()).db, id) });
   },
 );

@@ -1,5 +1,6 @@
 import { changeUserBodySchema, userEmailSchema } from "@/lib/http/account-schemas";
 import { handleRoute, readBody } from "@/lib/http/api-route";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { changeUser, removeUser } from "@/lib/server/auth/account-changes";
 import { getDatabase } from "@/lib/server/database";
 import { getAuth } from "@/lib/server/server-context";
@@ -16,9 +17,7 @@ export const PATCH = handleRoute({ role: "admin" }, async (request: Request, con
   const email = validateInput(decodeURIComponent((await context.params).email), userEmailSchema);
   const change = await readBody(request, changeUserBodySchema);
   const actor = { id: identity.userId, email: identity.email };
-  return Response.json(
-    await changeUser(await getAuth(), (await getDatabase()).db, actor, { email, ...change }),
-  );
+  return jsonAnswer(await changeUser(await getAuth(), (await getDatabase()).db, actor, { email, ...change }));
 });
 
 /** Removes a person with their sessions and tokens (admins; audited; the audit keeps their rows). */
@@ -27,7 +26,7 @@ export const DELETE = handleRoute(
   async (_request: Request, context: Context, identity) => {
     const email = validateInput(decodeURIComponent((await context.params).email), userEmailSchema);
     const actor = { id: identity.userId, email: identity.email };
-    return Response.json({
+    return jsonAnswer({
       removed: await removeUser(await getAuth(), (await getDatabase()).db, actor, { email }),
     });
   },

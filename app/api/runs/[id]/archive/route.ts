@@ -1,5 +1,6 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getRunService } from "@/lib/server/server-context";
 
 /**
@@ -11,7 +12,7 @@ export const POST = handleRoute(
   { role: "operator" },
   async (_request: Request, context: RunRouteContext, identity) => {
     const runId = await readRunId(context);
-    return Response.json(await (await getRunService()).archiveRun(runId, true, identity));
+    return jsonAnswer(await (await getRunService()).archiveRun(runId, true, identity));
   },
 );
 
@@ -20,6 +21,6 @@ export const DELETE = handleRoute(
   { role: "operator" },
   async (_request: Request, context: RunRouteContext, identity) => {
     const runId = await readRunId(context);
-    return Response.json(await (await getRunService()).archiveRun(runId, false, identity));
+    return jsonAnswer(await (await getRunService()).archiveRun(runId, false, identity));
   },
 );

@@ -1,6 +1,7 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { decisionRequestSchema } from "@/lib/http/request-schemas";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getRunService } from "@/lib/server/server-context";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
 
@@ -29,7 +30,7 @@ export const POST = handleRoute(
       decider: { role: identity.role, email: identity.email, userId: identity.userId },
     };
     const service = await getRunService();
-    return Response.json(
+    return jsonAnswer(
       wait === "settled"
         ? await service.decide(runId, decision)
         : await service.startDecision(runId, decision),

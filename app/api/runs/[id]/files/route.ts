@@ -1,5 +1,6 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { normalizeWorkspacePath, RunNotFoundError, ToolError } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/server-context";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
@@ -23,5 +24,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request, cont
   }
   const service = await getRunService();
   if (!(await service.getRun(runId))) throw new RunNotFoundError(runId);
-  return Response.json({ path, content: (await service.readWorkspaceFile(runId, path)) ?? null });
+  return jsonAnswer({ path, content: (await service.readWorkspaceFile(runId, path)) ?? null });
 });

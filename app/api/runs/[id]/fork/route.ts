@@ -1,6 +1,7 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { readForkStep } from "@/lib/http/fork-request";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { RunNotFoundError } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/server-context";
 
@@ -15,5 +16,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request, cont
   const step = readForkStep(new URL(request.url).searchParams.get("step"));
   const forked = await (await getRunService()).forkScenario(runId, step);
   if (!forked) throw new RunNotFoundError(runId);
-  return Response.json(forked);
+  return jsonAnswer(forked);
 });

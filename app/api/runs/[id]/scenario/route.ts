@@ -1,5 +1,6 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getRunService } from "@/lib/server/server-context";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
 
@@ -14,10 +15,10 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request, cont
   const exported = await (await getRunService()).exportScenario(runId);
   if (!exported) throw RequestRefusal.of("not_found", `No run ${runId}.`);
   const query = new URL(request.url).searchParams;
-  if (query.get("notes") === "1") return Response.json(exported);
+  if (query.get("notes") === "1") return jsonAnswer(exported);
   const headers = new Headers({ "x-replay-notes": encodeURIComponent(JSON.stringify(exported.notes)) });
   if (query.get("download") === "1") {
     headers.set("content-disposition", `attachment; filename="run-${runId}-replay.json"`);
   }
-  return Response.json(exported.scenario, { headers });
+  return jsonAnswer(exported.scenario, { headers });
 });

@@ -1,5 +1,6 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { RunNotFoundError } from "@/lib/runtime";
 import { buildRunTimeline } from "@/lib/runtime/view/run-timeline";
 import { buildRunTrace } from "@/lib/runtime/view/run-trace";
@@ -12,7 +13,7 @@ export const GET = handleRoute({ role: "viewer" }, async (_request: Request, con
   if (!view) throw new RunNotFoundError(runId);
   const trace = buildRunTrace(runId, view.name, buildRunTimeline(view.log));
   if (!trace) throw new RunNotFoundError(runId);
-  return Response.json(trace, {
+  return jsonAnswer(trace, {
     headers: { "Content-Disposition": `attachment; filename="run-${runId}-trace.json"` },
   });
 });

@@ -1,5 +1,6 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { RunNotFoundError } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/server-context";
 
@@ -8,5 +9,5 @@ export const GET = handleRoute({ role: "viewer" }, async (_request: Request, con
   const runId = await readRunId(context);
   const view = await (await getRunService()).loadView(runId);
   if (!view) throw new RunNotFoundError(runId);
-  return Response.json(view);
+  return jsonAnswer(view);
 });

@@ -1,5 +1,6 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { requireAgent } from "@/lib/server/agents/require-agent";
 import { getRunService } from "@/lib/server/server-context";
 
@@ -11,6 +12,6 @@ export const POST = handleRoute(
     const runId = await readRunId(context);
     const service = await getRunService();
     await service.agents.requireOwnRun(runId, agent);
-    return Response.json(await service.startCancelRun(runId, "run"));
+    return jsonAnswer(await service.startCancelRun(runId, "run"));
   },
 );

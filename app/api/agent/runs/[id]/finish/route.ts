@@ -1,6 +1,7 @@
 import { agentWaitQuerySchema, readWaitMs } from "@/lib/http/agent-queries";
 import { handleRoute, readBody, readQuery } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { agentFinishInputSchema } from "@/lib/runtime";
 import { requireAgent } from "@/lib/server/agents/require-agent";
 import { getRunService } from "@/lib/server/server-context";
@@ -14,7 +15,7 @@ export const POST = handleRoute(
     const waitMs = readWaitMs(readQuery(request, agentWaitQuerySchema), 10);
     const { turn, text } = await readBody(request, agentFinishInputSchema);
     const call = { id: `finish_${turn}`, name: "finish", arguments: JSON.stringify({ summary: text }) };
-    return Response.json(
+    return jsonAnswer(
       await (await getRunService()).agents.submitTurn(
         runId,
         agent,

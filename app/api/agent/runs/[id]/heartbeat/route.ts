@@ -1,5 +1,6 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { requireAgent } from "@/lib/server/agents/require-agent";
 import { getRunService } from "@/lib/server/server-context";
 
@@ -9,6 +10,6 @@ export const POST = handleRoute(
   async (_request: Request, context: RunRouteContext, identity) => {
     const agent = requireAgent(identity);
     const runId = await readRunId(context);
-    return Response.json(await (await getRunService()).agents.heartbeat(runId, agent));
+    return jsonAnswer(await (await getRunService()).agents.heartbeat(runId, agent));
   },
 );

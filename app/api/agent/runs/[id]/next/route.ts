@@ -1,6 +1,7 @@
 import { agentWaitQuerySchema, readWaitMs } from "@/lib/http/agent-queries";
 import { handleRoute, readQuery } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { requireAgent } from "@/lib/server/agents/require-agent";
 import { getRunService } from "@/lib/server/server-context";
 
@@ -16,7 +17,7 @@ export const GET = handleRoute(
     const agent = requireAgent(identity);
     const runId = await readRunId(context);
     const query = readQuery(request, agentWaitQuerySchema);
-    return Response.json(
+    return jsonAnswer(
       await (await getRunService()).agents.next(runId, agent, {
         waitMs: readWaitMs(query, 25),
         signal: request.signal,

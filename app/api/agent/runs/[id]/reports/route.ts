@@ -1,6 +1,7 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { measureUtf8Bytes } from "@/lib/http/request-limits";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { agentReportInputSchema, MAX_REPORTED_RESULT_BYTES } from "@/lib/runtime";
 import { requireAgent } from "@/lib/server/agents/require-agent";
 import { getRunService } from "@/lib/server/server-context";
@@ -24,6 +25,6 @@ export const POST = handleRoute(
         `The result is larger than ${MAX_REPORTED_RESULT_BYTES} bytes of JSON: report a smaller one (or an error saying so).`,
       );
     }
-    return Response.json(await (await getRunService()).agents.report(runId, agent, report));
+    return jsonAnswer(await (await getRunService()).agents.report(runId, agent, report));
   },
 );

@@ -1,6 +1,7 @@
 import { agentWaitQuerySchema, readWaitMs } from "@/lib/http/agent-queries";
 import { handleRoute, readBody, readQuery } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { agentTurnInputSchema } from "@/lib/runtime";
 import { requireAgent } from "@/lib/server/agents/require-agent";
 import { getRunService } from "@/lib/server/server-context";
@@ -18,7 +19,7 @@ export const POST = handleRoute(
     const runId = await readRunId(context);
     const waitMs = readWaitMs(readQuery(request, agentWaitQuerySchema), 10);
     const turn = await readBody(request, agentTurnInputSchema);
-    return Response.json(
+    return jsonAnswer(
       await (await getRunService()).agents.submitTurn(runId, agent, turn, { waitMs, signal: request.signal }),
     );
   },

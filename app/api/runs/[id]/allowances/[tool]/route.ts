@@ -1,6 +1,7 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { toolNameSchema } from "@/lib/http/request-schemas";
 import { readRunId } from "@/lib/http/run-route-context";
+import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { revokeToolAllowance } from "@/lib/server/runs/revoke-tool-allowance";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
 
@@ -17,6 +18,6 @@ export const DELETE = handleRoute(
     if (!toolNameSchema.safeParse(tool).success) {
       throw RequestRefusal.of("invalid_request", `tool: ${JSON.stringify(tool)} is not a tool name.`);
     }
-    return Response.json(await revokeToolAllowance(runId, tool, identity));
+    return jsonAnswer(await revokeToolAllowance(runId, tool, identity));
   },
 );
