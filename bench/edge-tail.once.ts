@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { PerformanceObserver } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
 import { getDatabase } from "@/lib/server/database";
+import { anchorCpu } from "./cpu-anchor";
 import { decisionsOverHttp, openEdge } from "./edge-over-http";
 import { summaryLine } from "./table";
 import { waitingRuns } from "./waiting-runs";
@@ -74,6 +75,7 @@ const timed = toCallStarted.map((total, index) => {
 
 const line = (figure: string, samples: number[]) => process.stdout.write(summaryLine(figure, samples));
 process.stdout.write(`${timed.length} decisions, ${backends.length} database backends watched\n`);
+line("the CPU anchor (docs/performance.md#the-cpu-anchor)", anchorCpu());
 line(
   "decision → call_started over HTTP",
   timed.map((decision) => decision.total),

@@ -12,6 +12,7 @@ import { processMcp } from "@/lib/server/server-context";
 import { openDatabase } from "../db/client";
 import { buildScenario } from "../lib/runtime/testing/scenario-harness";
 import { agentCallsOverHttp } from "./agent-over-http";
+import { anchorCpu } from "./cpu-anchor";
 import {
   decisionsOverHttp,
   type Edge,
@@ -61,6 +62,7 @@ async function main() {
     const insertAnchor = await anchorInsert(handle.db);
     const claimAnchor = await anchorClaim(service, handle.db);
     rows.push(
+      { figure: "anchor: 100 turn digests and event round trips, CPU only (ms)", samples: anchorCpu() },
       { figure: "anchor: raw event INSERT commit (ms)", samples: insertAnchor },
       { figure: "anchor: bare claim UPDATE (ms)", samples: claimAnchor },
     );
