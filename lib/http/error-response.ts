@@ -1,4 +1,3 @@
-import { jsonAnswer } from "./small-bodies-uncompressed";
 import "server-only";
 import {
   AgentProtocolError,
@@ -24,6 +23,7 @@ import {
   statusForCode,
 } from "@/lib/wire/error-table";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
+import { jsonAnswer } from "./small-bodies-uncompressed";
 
 /**
  * Maps any thrown value to a status and the one error body (error-table.ts). An unknown error is
