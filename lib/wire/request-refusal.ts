@@ -23,10 +23,6 @@ export class RequestRefusal {
       pending: null,
     });
   }
-
-  toResponse(): Response {
-    return Response.json(this.body, { status: this.status, headers: this.headers });
-  }
 }
 
 /**
