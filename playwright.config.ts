@@ -5,6 +5,7 @@ import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { adminStorageState, E2E_ADMIN, LINK_ALONE_RECIPIENT, LINK_RECIPIENT } from "./e2e/support/accounts";
 import { KEEP_ALIVE_MS } from "./e2e/support/keep-alive";
+import { NEXT_BIN, SERVER_NODE_FLAGS } from "./lib/server/testing/next-start";
 
 // Debian's Chromium where it is installed (these machines cannot download
 // Playwright's own build); elsewhere Playwright's bundled Chromium.
@@ -139,8 +140,9 @@ const OWN_SERVER_SPECS =
 const SHARES_THE_DEMOS_DATABASE = /\/17-chaos\.spec\.ts$/;
 // The build runs where it could do harm (a held embedded folder, an empty Postgres database), for e2e/24.
 const build = process.env.E2E_SKIP_BUILD ? "" : "node e2e/support/build-beside-data.mjs && ";
+// As `npm start` runs it (lib/server/testing/next-start.ts), with the suite's keep-alive.
 const start = (port: string | undefined) =>
-  `node_modules/.bin/next start -p ${port} --keepAliveTimeout ${KEEP_ALIVE_MS}`;
+  `node ${SERVER_NODE_FLAGS.join(" ")} ${NEXT_BIN} start -p ${port} --keepAliveTimeout ${KEEP_ALIVE_MS}`;
 
 export default defineConfig({
   // e2e/demos/: flows a person can watch (waves, barriers, the inbox, record and replay…);

@@ -13,6 +13,7 @@ import path from "node:path";
 import { sql as drizzleSql } from "drizzle-orm";
 import postgres from "postgres";
 import { findFreePort } from "@/lib/server/testing/free-port";
+import { nextStart, SERVER_NODE_FLAGS } from "@/lib/server/testing/next-start";
 import { formatRamp, rampLoad, rampOptionsFromEnv } from "./ramp";
 
 const SHAPES = ["one-embedded", "three-postgres", "three-postgres-deep"] as const;
@@ -31,7 +32,8 @@ interface Started {
 /** A `next start` of the build on a free port, once it answers `/api/health`. */
 async function startInstance(env: Record<string, string>): Promise<Started> {
   const port = await findFreePort();
-  const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], {
+  const { command, args } = nextStart(port);
+  const child = spawn(command, args, {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -48,10 +50,14 @@ async function startInstance(env: Record<string, string>): Promise<Started> {
 }
 
 function startWorker(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "bin/worker.ts"], {
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  return spawn(
+    process.execPath,
+    [...SERVER_NODE_FLAGS, "--conditions=react-server", "--import", "tsx", "bin/worker.ts"],
+    {
+      env: { ...process.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
 }
 
 function stopProcess(child: ChildProcess): Promise<void> {

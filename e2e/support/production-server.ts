@@ -4,6 +4,7 @@ import { connect } from "node:net";
 import path from "node:path";
 import type { APIRequestContext } from "@playwright/test";
 import { findFreePort } from "../../lib/server/testing/free-port";
+import { nextStart } from "../../lib/server/testing/next-start";
 import { E2E_ADMIN } from "./accounts";
 import { allowFor, STEP_BUDGET_MS } from "./budget";
 
@@ -59,7 +60,8 @@ export async function startProductionServer(
   const port = options.port ?? (await findFreePort());
   // Node's own keep-alive (5 s), unlike the suite's servers (keep-alive.ts): `stop` is a graceful
   // SIGTERM, which waits for the connections open then to close.
-  const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], {
+  const { command, args } = nextStart(port);
+  const child = spawn(command, args, {
     env: {
       ...process.env,
       NEXT_TELEMETRY_DISABLED: "1",
