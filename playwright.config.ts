@@ -5,7 +5,7 @@ import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { adminStorageState, E2E_ADMIN, LINK_ALONE_RECIPIENT, LINK_RECIPIENT } from "./e2e/support/accounts";
 import { KEEP_ALIVE_MS } from "./e2e/support/keep-alive";
-import { NEXT_BIN, SERVER_NODE_FLAGS } from "./lib/server/testing/next-start";
+import { SERVER_ENTRY, SERVER_NODE_FLAGS } from "./lib/server/testing/production-start";
 
 // Debian's Chromium where it is installed (these machines cannot download
 // Playwright's own build); elsewhere Playwright's bundled Chromium.
@@ -134,15 +134,15 @@ const chromium = {
 // Specs that share nothing with the suite's servers (they start servers of their own on databases of
 // their own, or read the build's output), so they run beside the others.
 const OWN_SERVER_SPECS =
-  /\/(16-recovering|24-build-traces|26-dev-server-stays-put|30-one-process-per-folder)\.spec\.ts$/;
+  /\/(16-recovering|24-build-traces|26-dev-server-stays-put|30-one-process-per-folder|48-api-lane)\.spec\.ts$/;
 // e2e/17 starts instances on the demos' server's Postgres database (DATABASE_URL), so it runs in the
 // demos' lane.
 const SHARES_THE_DEMOS_DATABASE = /\/17-chaos\.spec\.ts$/;
 // The build runs where it could do harm (a held embedded folder, an empty Postgres database), for e2e/24.
 const build = process.env.E2E_SKIP_BUILD ? "" : "node e2e/support/build-beside-data.mjs && ";
-// As `npm start` runs it (lib/server/testing/next-start.ts), with the suite's keep-alive.
+// As `npm start` runs it (lib/server/testing/production-start.ts), with the suite's keep-alive.
 const start = (port: string | undefined) =>
-  `node ${SERVER_NODE_FLAGS.join(" ")} ${NEXT_BIN} start -p ${port} --keepAliveTimeout ${KEEP_ALIVE_MS}`;
+  `node ${SERVER_NODE_FLAGS.join(" ")} ${SERVER_ENTRY} -p ${port} --keepAliveTimeout ${KEEP_ALIVE_MS}`;
 
 export default defineConfig({
   // e2e/demos/: flows a person can watch (waves, barriers, the inbox, record and replay…);

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { chromium, expect } from "@playwright/test";
 import { findFreePort } from "../lib/server/testing/free-port";
-import { nextStart } from "../lib/server/testing/next-start";
+import { productionStart } from "../lib/server/testing/production-start";
 
 const OUTPUT = path.join("docs", "images", "run-page.png");
 const ADMIN = { email: "ada@example.com", password: "a-throwaway-password-for-the-picture" };
@@ -64,7 +64,7 @@ async function main() {
   }
   const port = await findFreePort();
   const baseURL = `http://127.0.0.1:${port}`;
-  const { command, args } = nextStart(port);
+  const { command, args } = productionStart(port);
   const server = spawn(command, args, {
     env: {
       ...process.env,

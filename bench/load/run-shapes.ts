@@ -1,5 +1,5 @@
 // `npm run load:shapes -- SHAPE` (after `npm run build`): the load generator's ramp against real
-// deployments of the production build (`next start`), in the three shapes of
+// deployments of the production build (`npm start`), in the three shapes of
 // docs/performance.md#three-shapes:
 //   one-embedded         one instance on the embedded database (a PGlite folder of its own);
 //   three-postgres       three instances and a worker on one Postgres database;
@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql as drizzleSql } from "drizzle-orm";
 import postgres from "postgres";
-import { findFreePort } from "@/lib/server/testing/free-port";
-import { nextStart, SERVER_NODE_FLAGS } from "@/lib/server/testing/next-start";
+import { SERVER_NODE_FLAGS } from "@/lib/server/testing/production-start";
+import { startProductionInstance, stopProcess } from "../production-instance";
 import { formatRamp, rampLoad, rampOptionsFromEnv } from "./ramp";
 
 const SHAPES = ["one-embedded", "three-postgres", "three-postgres-deep"] as const;
@@ -24,31 +24,6 @@ const STREAMS_PER_INSTANCE = Number(process.env.LOAD_STREAMS_PER_INSTANCE ?? 1_0
 
 const log = (message: string) => process.stderr.write(`load:shapes: ${message}\n`);
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-}
-
-/** A `next start` of the build on a free port, once it answers `/api/health`. */
-async function startInstance(env: Record<string, string>): Promise<Started> {
-  const port = await findFreePort();
-  const { command, args } = nextStart(port);
-  const child = spawn(command, args, {
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start on ${port} exited with ${child.exitCode}`);
-    const healthy = await fetch(`${url}/api/health`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (healthy) return { child, url };
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 function startWorker(env: Record<string, string>): ChildProcess {
   return spawn(
     process.execPath,
@@ -58,14 +33,6 @@ function startWorker(env: Record<string, string>): ChildProcess {
       stdio: ["ignore", "ignore", "inherit"],
     },
   );
-}
-
-function stopProcess(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
 }
 
 /** Signs the seeded admin in and makes an agent and an approver with a token each, over the HTTP API. */
@@ -206,11 +173,11 @@ async function main() {
       };
     }
     const count = shape === "one-embedded" ? 1 : 3;
-    const first = await startInstance({ ...env, ...seedAdmin });
+    const first = await startProductionInstance({ ...env, ...seedAdmin });
     children.push(first.child);
     const instances = [first];
     for (let index = 1; index < count; index += 1) {
-      const next = await startInstance(env);
+      const next = await startProductionInstance(env);
       children.push(next.child);
       instances.push(next);
     }

@@ -10,7 +10,7 @@ import { type Locator, type Page, test } from "@playwright/test";
  * fails, just later.
  */
 export const STEP_BUDGET_MS = {
-  /** `next start` of the suite's build, with an in-memory PGlite to migrate (e2e/support/production-server.ts). */
+  /** The production server (`npm start`) of the suite's build, with an in-memory PGlite to migrate (e2e/support/production-server.ts). */
   serverStart: 90_000,
   /** axe-core over a whole page: it walks every node and computes every colour contrast. */
   axe: 45_000,

@@ -1,5 +1,5 @@
 /**
- * How long the suite's `next start` servers keep an idle connection open (`--keepAliveTimeout`).
+ * How long the suite's production servers (`npm start`) keep an idle connection open (`--keepAliveTimeout`).
  * Node closes one after 5 s by default, and Playwright's request context, which keeps connections
  * alive, may send its next request on one just as the server closes it: `read ECONNRESET` (CI, on a
  * GET after some seconds of browser steps). A browser resends such a request by itself; the request

@@ -4,12 +4,12 @@ import { connect } from "node:net";
 import path from "node:path";
 import type { APIRequestContext } from "@playwright/test";
 import { findFreePort } from "../../lib/server/testing/free-port";
-import { nextStart } from "../../lib/server/testing/next-start";
+import { productionStart } from "../../lib/server/testing/production-start";
 import { E2E_ADMIN } from "./accounts";
 import { allowFor, STEP_BUDGET_MS } from "./budget";
 
 /**
- * A `next start` of the suite's production build, of its own, for specs that
+ * A production server (`npm start`) of the suite's build, of its own, for specs that
  * need a fresh server process (what the first request after start-up loads
  * decides which bundle builds the process-wide service). It uses the suite's
  * database setting: the Postgres server when DATABASE_URL is set (the demos'
@@ -22,13 +22,15 @@ export interface ProductionServer {
   stop(): Promise<void>;
   /** `kill -9`: the process dies at once, mid-whatever, as in a crash. */
   kill(): Promise<void>;
+  /** What the server has printed to its standard output so far (its start-up line first). */
+  output(): string;
 }
 
 /** Waits until the port accepts connections, without sending any HTTP request (which would load a route). */
 async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`the production server exited with ${child.exitCode}`);
     const isOpen = await new Promise<boolean>((resolve) => {
       const socket = connect(port, "127.0.0.1");
       socket.once("connect", () => {
@@ -40,7 +42,7 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
     if (isOpen) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`next start did not listen on ${port} within ${timeoutMs} ms`);
+  throw new Error(`the production server did not listen on ${port} within ${timeoutMs} ms`);
 }
 
 export async function startProductionServer(
@@ -60,7 +62,7 @@ export async function startProductionServer(
   const port = options.port ?? (await findFreePort());
   // Node's own keep-alive (5 s), unlike the suite's servers (keep-alive.ts): `stop` is a graceful
   // SIGTERM, which waits for the connections open then to close.
-  const { command, args } = nextStart(port);
+  const { command, args } = productionStart(port);
   const child = spawn(command, args, {
     env: {
       ...process.env,
@@ -78,7 +80,11 @@ export async function startProductionServer(
         : { PLAYGROUND_ADMIN_EMAIL: E2E_ADMIN.email, PLAYGROUND_ADMIN_PASSWORD: E2E_ADMIN.password }),
       ...options.env,
     },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout = (stdout + String(chunk)).slice(-16_000);
   });
   let stderr = "";
   child.stderr?.on("data", (chunk) => {
@@ -89,7 +95,7 @@ export async function startProductionServer(
   child.once("exit", (code, signal) => {
     if (isStopping) return;
     process.stderr.write(
-      `next start on port ${port} exited by itself (${signal ?? `code ${code}`}); the end of its stderr:\n${stderr.slice(-4_000)}\n`,
+      `the production server on port ${port} exited by itself (${signal ?? `code ${code}`}); the end of its stderr:\n${stderr.slice(-4_000)}\n`,
     );
   });
   try {
@@ -111,6 +117,7 @@ export async function startProductionServer(
     port,
     stop: () => ended("SIGTERM"),
     kill: () => ended("SIGKILL"),
+    output: () => stdout,
   };
 }
 

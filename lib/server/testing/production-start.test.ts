@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { NEXT_BIN, nextStart, SERVER_NODE_FLAGS } from "./next-start";
+import { productionStart, SERVER_ENTRY, SERVER_NODE_FLAGS } from "./production-start";
 
 const scripts = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> })
   .scripts;
@@ -14,19 +14,11 @@ describe("the server's Node flags", () => {
     expect(command.startsWith(`node ${SERVER_NODE_FLAGS.join(" ")} `)).toBe(true);
   });
 
-  it("npm start runs Next's own entry under them, as the suites' servers do", () => {
-    expect(scripts.start).toBe(`node ${SERVER_NODE_FLAGS.join(" ")} ${NEXT_BIN.split("\\").join("/")} start`);
-    const { command, args } = nextStart(3000, ["--keepAliveTimeout", "1000"]);
+  it("npm start runs the app's server under them, as the suites' servers do", () => {
+    expect(scripts.start).toBe(`node ${SERVER_NODE_FLAGS.join(" ")} ${SERVER_ENTRY}`);
+    const { command, args } = productionStart(3000, ["--keepAliveTimeout", "1000"]);
     expect(command).toBe(process.execPath);
-    expect(args).toEqual([
-      ...SERVER_NODE_FLAGS,
-      NEXT_BIN,
-      "start",
-      "-p",
-      "3000",
-      "--keepAliveTimeout",
-      "1000",
-    ]);
+    expect(args).toEqual([...SERVER_NODE_FLAGS, SERVER_ENTRY, "-p", "3000", "--keepAliveTimeout", "1000"]);
   });
 
   it("this Node accepts them, on its command line and in NODE_OPTIONS", () => {
