@@ -1,6 +1,6 @@
 // Runs only the edge-over-HTTP figures (DATABASE_URL = a Postgres database, which gains a user, a
-// token and runs): for a quick look while working on the edge. `npm run bench` runs them all. With
-// EDGE_URL naming a `next start` of the production build on that database, they are that instance's.
+// token and runs): for a quick look while working on the edge. `npm run bench` runs them all. Against
+// what bench/edge-over-http.ts serves: the production build's server when there is a build.
 import { decisionsOverHttp, getOverHttp, openEdge, uncachedTokenVerification } from "./edge-over-http";
 import { summaryLine } from "./table";
 import { waitingRuns } from "./waiting-runs";
@@ -9,11 +9,7 @@ const url = process.env.DATABASE_URL;
 if (!url) throw new Error("set DATABASE_URL to a Postgres database");
 const decisions = Number(process.env.BENCH_HTTP_DECISIONS ?? 50);
 const edge = await openEdge(url);
-process.stdout.write(
-  process.env.EDGE_URL
-    ? `against ${edge.base} (a running instance on the same database)\n`
-    : "against the route handlers served by Node's HTTP server (no Next router)\n",
-);
+process.stdout.write(`against ${edge.servedBy}\n`);
 const print = (figure: string, samples: number[]) => process.stdout.write(summaryLine(figure, samples));
 print("GET /api/health", await getOverHttp(edge, "/api/health", {}));
 print("GET /api/inbox?limit=1, token", await getOverHttp(edge, "/api/inbox?limit=1", edge.token));

@@ -1,7 +1,8 @@
-// The edge over HTTP (docs/performance.md#the-edge-over-http): the app's own route handlers served
-// on loopback (lib/server/testing/serve-routes.ts: Node's HTTP server, no Next router), or with
-// EDGE_URL a running production build (`next start`) on the same database, with an API token and with
-// a signed-in session, on the process's database (the bench's, by DATABASE_URL).
+// The edge over HTTP (docs/performance.md#the-edge-over-http): the production server (`npm start`)
+// of the build in .next on the bench's database, its own process; without a build (or with
+// BENCH_EDGE=handlers) the app's own route handlers served on loopback in the bench's process
+// (lib/server/testing/serve-routes.ts: Node's HTTP server, no Next router); with EDGE_URL a running
+// instance on the same database. Each with an API token and with a signed-in session.
 
 import { createToken, createUser } from "@/lib/server/auth/accounts";
 import { createAuth } from "@/lib/server/auth/auth";
@@ -12,6 +13,7 @@ import { type ServedRoute, serveRoutes } from "@/lib/server/testing/serve-routes
 import { openDatabase } from "../db/client";
 import type { RunService } from "../lib/server/runs/run-service";
 import { openEventStream, request } from "./http-client";
+import { productionBuildTime, startProductionInstance, stopProcess } from "./production-instance";
 
 export interface Edge {
   base: string;
@@ -20,6 +22,8 @@ export interface Edge {
   token: Record<string, string>;
   /** The same approver's session cookie. */
   session: Record<string, string>;
+  /** What answers the requests, said in the bench's table. */
+  servedBy: string;
   close(): Promise<void>;
 }
 
@@ -37,8 +41,8 @@ async function edgeRoutes(): Promise<ServedRoute[]> {
 }
 
 /**
- * Serves the routes on `url`'s database (the process's from now on), or reaches the instance at
- * EDGE_URL that uses that database, and signs an approver in both ways.
+ * Serves the app on `url`'s database (the process's from now on): the production build's server, the
+ * route handlers, or the instance at EDGE_URL that uses that database; and signs an approver in both ways.
  */
 export async function openEdge(url: string): Promise<Edge> {
   process.env.DATABASE_URL = url;
@@ -53,14 +57,39 @@ export async function openEdge(url: string): Promise<Edge> {
     .split(/,(?=\s*[\w.-]+=)/)
     .map((part) => part.split(";")[0]?.trim())
     .join("; ");
-  const running = process.env.EDGE_URL?.replace(/\/+$/, "");
-  const server = running ? { url: running, close: async () => {} } : await serveRoutes(await edgeRoutes());
+  const server = await serveEdge(url);
   return {
-    base: server.url,
+    ...server,
     service: await getRunService(),
     token: { authorization: `Bearer ${token}` },
     session: { cookie },
-    close: server.close,
+  };
+}
+
+async function serveEdge(url: string): Promise<Pick<Edge, "base" | "servedBy" | "close">> {
+  const running = process.env.EDGE_URL?.replace(/\/+$/, "");
+  if (running) return { base: running, servedBy: `the instance at ${running}`, close: async () => {} };
+  const built = productionBuildTime();
+  if (built && process.env.BENCH_EDGE !== "handlers") {
+    const instance = await startProductionInstance({
+      DATABASE_URL: url,
+      PGLITE_DATA_DIR: "",
+      PLAYGROUND_ADMIN_EMAIL: "",
+      PLAYGROUND_ADMIN_PASSWORD: "",
+    });
+    return {
+      base: instance.url,
+      servedBy: `the production server (npm start) of the build in .next made ${built.toISOString()}`,
+      close: () => stopProcess(instance.child),
+    };
+  }
+  const served = await serveRoutes(await edgeRoutes());
+  return {
+    base: served.url,
+    servedBy: built
+      ? "the route handlers on Node's HTTP server in the bench's process (BENCH_EDGE=handlers)"
+      : "the route handlers on Node's HTTP server in the bench's process (no build in .next: `npm run build` first to measure the production server)",
+    close: served.close,
   };
 }
 

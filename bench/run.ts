@@ -58,6 +58,7 @@ async function main() {
   const peer = await openLangGraphPeer(url.toString());
   const rows: Row[] = [];
   let edge: Edge | null = null;
+  let servedBy = "";
   try {
     const insertAnchor = await anchorInsert(handle.db);
     const claimAnchor = await anchorClaim(service, handle.db);
@@ -117,6 +118,7 @@ async function main() {
 
     // The same over HTTP, with an API token and with a signed-in session (bench/edge-over-http.ts).
     edge = await openEdge(url.toString());
+    servedBy = edge.servedBy;
     const health = await getOverHttp(edge, "/api/health", {});
     const healthMedian = summarize(health).median;
     const uncached = await uncachedTokenVerification(url.toString(), edge.token);
@@ -210,7 +212,9 @@ async function main() {
   const [loadAtEnd = 0] = loadavg();
   const missed = printTable(rows, {
     repetitions: REPETITIONS,
-    machine: `${availableParallelism()} cores; load average (1 minute) ${loadAtStart.toFixed(2)} as the bench began, ${loadAtEnd.toFixed(2)} as it ended`,
+    machine:
+      `${availableParallelism()} cores; load average (1 minute) ${loadAtStart.toFixed(2)} as the bench began, ${loadAtEnd.toFixed(2)} as it ended` +
+      (servedBy ? `\nHTTP figures: ${servedBy}` : ""),
   });
   process.exit(missed > 0 ? 1 : 0);
 }
