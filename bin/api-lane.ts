@@ -37,7 +37,7 @@ export const LANE_ROUTES = [
 /** What the lane takes over: true when it answered (or is answering) the request. */
 export type ApiLane = (incoming: IncomingMessage, outgoing: ServerResponse) => boolean;
 
-type RouteHandler = (
+export type RouteHandler = (
   request: Request,
   context: { params: Promise<Record<string, string>> },
 ) => Promise<Response>;
@@ -108,23 +108,40 @@ export async function loadApiLane(
     const headers = configHeaders
       .filter((entry) => entry.pattern.test(pathname))
       .flatMap((entry) => entry.headers);
-    answer(incoming, outgoing, handler, params, headers).catch((error: unknown) => {
-      onError(error);
-      if (!outgoing.headersSent) {
-        for (const { key, value } of headers) outgoing.setHeader(key, value);
-        outgoing.writeHead(500, { "content-type": "application/json" });
-        outgoing.end(
-          JSON.stringify({
-            error: { code: "internal_error", message: "Something went wrong on the server." },
-            pending: null,
-          }),
-        );
-      } else {
-        outgoing.destroy();
-      }
-    });
+    answerWithHandler(incoming, outgoing, handler, params, headers, onError);
     return true;
   };
+}
+
+/**
+ * Answers one request with a route handler: the web `Request` built from Node's, the handler's
+ * `Response` written back with `configHeaders` under its own. A handler that throws gets the one
+ * error body, and `onError` hears why. Also what the tests' route server answers with
+ * (lib/server/testing/serve-routes.ts), so they drive the same bridge.
+ */
+export function answerWithHandler(
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  handler: RouteHandler,
+  params: Record<string, string>,
+  configHeaders: ReadonlyArray<{ key: string; value: string }>,
+  onError: (error: unknown) => void,
+): void {
+  answer(incoming, outgoing, handler, params, configHeaders).catch((error: unknown) => {
+    onError(error);
+    if (!outgoing.headersSent) {
+      for (const { key, value } of configHeaders) outgoing.setHeader(key, value);
+      outgoing.writeHead(500, { "content-type": "application/json" });
+      outgoing.end(
+        JSON.stringify({
+          error: { code: "internal_error", message: "Something went wrong on the server." },
+          pending: null,
+        }),
+      );
+    } else {
+      outgoing.destroy();
+    }
+  });
 }
 
 /** The route file's exports, or null when the module is not shaped as this lane expects. */
@@ -142,7 +159,7 @@ async function answer(
   outgoing: ServerResponse,
   handler: RouteHandler,
   params: Record<string, string>,
-  configHeaders: Array<{ key: string; value: string }>,
+  configHeaders: ReadonlyArray<{ key: string; value: string }>,
 ): Promise<void> {
   // Aborted when the client goes before the answer is finished, as Next does: a stream then stops.
   const abort = new AbortController();

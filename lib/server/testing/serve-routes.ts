@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { answerWithHandler, type RouteHandler } from "../../../bin/api-lane.ts";
 
 type Handler = (request: Request, context: { params: Promise<{ id: string }> }) => Promise<Response>;
 
@@ -21,54 +22,23 @@ export async function serveRoutes(
     ...route,
     pattern: new RegExp(`^${route.path.replace(":id", "([^/]+)")}$`),
   }));
-  const server: Server = createServer(async (incoming, outgoing) => {
-    try {
-      const url = new URL(incoming.url ?? "/", "http://127.0.0.1");
-      const route = compiled.find(
-        (candidate) => candidate.method === incoming.method && candidate.pattern.test(url.pathname),
-      );
-      if (!route) {
-        outgoing.writeHead(404, { "content-type": "application/json" });
-        outgoing.end(
-          JSON.stringify({ error: { code: "not_found", message: "no such route" }, pending: null }),
-        );
-        return;
-      }
-      const id = route.pattern.exec(url.pathname)?.[1] ?? "";
-      const chunks: Buffer[] = [];
-      for await (const chunk of incoming) chunks.push(chunk as Buffer);
-      // Aborted only when the client goes before the answer is finished, as Next does: a close
-      // after the end is the server's own, and aborting then would cost every request a DOMException.
-      const abort = new AbortController();
-      outgoing.once("close", () => {
-        if (!outgoing.writableFinished) abort.abort();
-      });
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(incoming.headers)) {
-        if (typeof value === "string") headers.set(name, value);
-      }
-      const request = new Request(url.toString(), {
-        method: incoming.method,
-        headers,
-        body: incoming.method === "GET" ? undefined : Buffer.concat(chunks),
-        signal: abort.signal,
-      });
-      const response = await route.handler(request, { params: Promise.resolve({ id }) });
-      outgoing.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-      // Written as it comes, so an event stream is one too (it ends when the client goes).
-      const reader = response.body?.getReader();
-      for (let chunk = await reader?.read(); chunk && !chunk.done; chunk = await reader?.read()) {
-        if (outgoing.destroyed) {
-          await reader?.cancel();
-          break;
-        }
-        outgoing.write(chunk.value);
-      }
-      outgoing.end();
-    } catch (error) {
-      outgoing.writeHead(500, { "content-type": "text/plain" });
-      outgoing.end(String(error));
+  const server: Server = createServer((incoming, outgoing) => {
+    const url = new URL(incoming.url ?? "/", "http://127.0.0.1");
+    const route = compiled.find(
+      (candidate) => candidate.method === incoming.method && candidate.pattern.test(url.pathname),
+    );
+    if (!route) {
+      outgoing.writeHead(404, { "content-type": "application/json" });
+      outgoing.end(JSON.stringify({ error: { code: "not_found", message: "no such route" }, pending: null }));
+      return;
     }
+    const id = route.pattern.exec(url.pathname)?.[1] ?? "";
+    // The production server's own bridge (bin/api-lane.ts): the request's body streamed, its signal
+    // aborted only when the client goes before the answer is finished, the answer written as it
+    // comes (so an event stream is one too), JSON from 1 KiB gzipped for a client that asks.
+    answerWithHandler(incoming, outgoing, route.handler as RouteHandler, { id }, [], (error) =>
+      console.error("a served route failed:", error),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
