@@ -10,6 +10,10 @@ import { createServer } from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { type ApiLane, loadApiLane } from "./api-lane.ts";
+import { startWithAsyncContextFrame } from "./async-context-frame.ts";
+
+// First, before Next loads: on Node 22 this process starts again with AsyncLocalStorage's frame.
+startWithAsyncContextFrame();
 
 const USAGE = "usage: npm start [-- -p <port>] [-H <hostname>] [--keepAliveTimeout <ms>]";
 

@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
+import { ASYNC_CONTEXT_FRAME_FLAG, lacksAsyncContextFrame } from "../../bin/async-context-frame";
 import { startProductionServer } from "../support/production-server";
 
 // docs/operations.md#the-api-lane: the production server answers the decision and the agent API
@@ -36,6 +38,13 @@ test("the production server answers the decision on its lane with the API's refu
     }
     // A method the route does not export is still Next's to answer.
     expect((await fetch(`${server.baseURL}/api/runs/${RUN}/decision`)).status).toBe(405);
+    // docs/operations.md#asynclocalstorage-without-promise-hooks: on Node 22 the process that was
+    // started is the one serving, now with AsyncLocalStorage's frame on its command line.
+    const commandLine = readFileSync(`/proc/${server.pid}/cmdline`, "utf8").split("\0");
+    expect(commandLine.some((part) => part.endsWith("bin/start-server.ts"))).toBe(true);
+    expect(commandLine.includes(ASYNC_CONTEXT_FRAME_FLAG)).toBe(
+      lacksAsyncContextFrame(process.versions.node, [], ""),
+    );
   } finally {
     await server.stop();
   }

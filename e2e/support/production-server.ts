@@ -19,6 +19,8 @@ import { allowFor, STEP_BUDGET_MS } from "./budget";
 export interface ProductionServer {
   baseURL: string;
   port: number;
+  /** The server's process id (the same after it starts itself again with AsyncLocalStorage's frame). */
+  pid: number;
   stop(): Promise<void>;
   /** `kill -9`: the process dies at once, mid-whatever, as in a crash. */
   kill(): Promise<void>;
@@ -115,6 +117,7 @@ export async function startProductionServer(
   return {
     baseURL: `http://127.0.0.1:${port}`,
     port,
+    pid: child.pid ?? 0,
     stop: () => ended("SIGTERM"),
     kill: () => ended("SIGKILL"),
     output: () => stdout,
