@@ -13,7 +13,7 @@ describe("whether the server starts again with AsyncLocalStorage's frame", () =>
     ["22.23.5", [], `--max-old-space-size=512 ${ASYNC_CONTEXT_FRAME_FLAG}`, false],
     // An operator who wants the old AsyncLocalStorage back says so, and is not overruled.
     ["22.23.5", ["--no-experimental-async-context-frame"], "", false],
-    // Node 24 has the frame already, and would refuse the flag.
+    // Node 24 has the frame already, under an option of another name.
     ["24.11.1", [], "", false],
   ])("Node %s with %j and NODE_OPTIONS %j: %s", (version, execArgv, nodeOptions, lacks) => {
     expect(lacksAsyncContextFrame(version, execArgv, nodeOptions)).toBe(lacks);

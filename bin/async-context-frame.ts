@@ -2,7 +2,7 @@
 // (docs/operations.md#asynclocalstorage-without-promise-hooks). Next keeps a request's context in
 // AsyncLocalStorage; on Node 22 that turns on a hook for every promise the process makes, the API
 // lane's included, unless Node runs with --experimental-async-context-frame. Node 24 does so by
-// default and refuses that flag by name, so it cannot be written into package.json for both: on
+// default and names the option --async-context-frame, so no one flag in package.json works on both: on
 // Node 22 and 23 the server starts itself again with it, as its first step. process.execve replaces
 // the program in the same process (the same id), so a process manager, SIGTERM and `kill -9` see one
 // process throughout.
