@@ -10,6 +10,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { account, apikey, appSettings, session, user, verification } from "@/db/schema";
 import { personNameSchema } from "@/lib/runtime";
+import { logFromAuth } from "./auth-log";
 import { CLIENT_ADDRESS_HEADER } from "./client-address";
 
 /** API tokens start with this, so a leaked one is recognisable (and scannable) as ours. */
@@ -61,7 +62,7 @@ export function createAuth(db: Db, secret: string) {
     disabledPaths: DISABLED_AUTH_PATHS,
     telemetry: { enabled: false },
     // Warnings (a missing BETTER_AUTH_URL) would print at every CLI command; docs/configuration.md says when to set it.
-    logger: { level: "error" },
+    logger: { level: "error", log: logFromAuth },
     plugins: [
       admin({ defaultRole: "viewer", adminRoles: ["admin"] }),
       // Our own identity check verifies tokens; the key's own request limit is off (we count nothing per key).

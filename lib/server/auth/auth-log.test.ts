@@ -1,0 +1,96 @@
+import { Writable } from "node:stream";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { lookUpIdentity } from "@/lib/http/require-identity";
+import { createLogger, replaceLogger } from "@/lib/server/ops/logger";
+import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
+import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
+import { logFromAuth } from "./auth-log";
+
+type LogLine = Record<string, unknown> & { level: string; msg: string };
+
+let uninstall = async () => {};
+let approver: TestAccount;
+let lines: LogLine[] = [];
+let restoreLogger = () => {};
+
+beforeAll(async () => {
+  ({ uninstall } = await installProcessTestDatabase());
+  ({ approver } = await createTestAccounts(["approver"]));
+});
+afterAll(async () => {
+  await uninstall();
+});
+
+function captureLog(level: string): void {
+  lines = [];
+  const logger = createLogger(
+    new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    }),
+  );
+  logger.level = level;
+  restoreLogger = replaceLogger(logger);
+}
+
+afterEach(() => {
+  restoreLogger();
+  vi.restoreAllMocks();
+});
+
+describe("better-auth's log", () => {
+  it("does not call a client's wrong API token a server error, nor print around the server's log", async () => {
+    captureLog("debug");
+    const printed = vi.spyOn(console, "error");
+    const wrongToken = "tp_not-a-token-anyone-made";
+
+    const identity = await lookUpIdentity(new Headers({ authorization: `Bearer ${wrongToken}` }));
+
+    expect(identity).toBeNull();
+    expect(printed).not.toHaveBeenCalled();
+    expect(lines.filter((line) => line.level === "error" || line.level === "warn")).toEqual([]);
+    const refusals = lines.filter((line) => line.component === "better-auth");
+    expect(refusals.length).toBeGreaterThan(0);
+    for (const line of refusals) {
+      expect(line).toMatchObject({ level: "debug", msg: "Failed to validate API key" });
+      expect(JSON.stringify(line)).not.toContain(wrongToken);
+    }
+  });
+
+  it("writes nothing at the default level for a wrong token, and still lets a right one in", async () => {
+    captureLog("info");
+    expect(await lookUpIdentity(new Headers({ authorization: "Bearer tp_wrong" }))).toBeNull();
+    expect(await lookUpIdentity(new Headers(approver.headers))).toMatchObject({ role: "approver" });
+    expect(lines).toEqual([]);
+  });
+
+  it("keeps what is the server's own trouble an error, as one JSON line with the error", () => {
+    captureLog("info");
+    logFromAuth("error", "Failed to read session from database", new Error("connection terminated"));
+    const failedQuery = new Error(
+      'Failed query: select "id" from "apikey" where "key" = $1\nparams: hashed-key-of-a-token',
+    );
+    logFromAuth("error", "Failed to validate API key:", failedQuery);
+    const refused = Object.assign(new Error("Internal"), { name: "APIError", statusCode: 500 });
+    logFromAuth("error", "Failed to create user", refused);
+    logFromAuth("warn", "Blocked cross-site navigation login attempt (CSRF protection)", {
+      path: "/sign-in",
+    });
+
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: "error",
+        component: "better-auth",
+        msg: "Failed to read session from database",
+        err: expect.objectContaining({ message: "connection terminated" }),
+      }),
+      expect.objectContaining({ level: "error", msg: "Failed to validate API key" }),
+      expect.objectContaining({ level: "error", msg: "Failed to create user" }),
+      expect.objectContaining({ level: "warn", detail: { path: "/sign-in" } }),
+    ]);
+    // What a failed query's parameters held (a token's hash here, a run's contents elsewhere) is not logged.
+    expect(JSON.stringify(lines)).not.toContain("hashed-key-of-a-token");
+  });
+});
