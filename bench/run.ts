@@ -20,6 +20,7 @@ import {
   openEdge,
   uncachedTokenVerification,
 } from "./edge-over-http";
+import { bareHttpRoundTrips } from "./http-floor";
 import { openLangGraphPeer } from "./langgraph-peer";
 import { SHAPES, scenarioOf, toolCallsOf } from "./shapes";
 import { printTable, type Row, summarize } from "./table";
@@ -123,6 +124,8 @@ async function main() {
     const healthMedian = summarize(health).median;
     const uncached = await uncachedTokenVerification(url.toString(), edge.token);
     rows.push(
+      // What any round trip between two processes costs here: the floor under the HTTP figures.
+      { figure: "anchor: bare HTTP round trip to another process (ms)", samples: await bareHttpRoundTrips() },
       { figure: "HTTP: GET /api/health, no identity (ms)", samples: health },
       {
         figure: "HTTP: GET /api/inbox (few waiting), API token (ms)",
