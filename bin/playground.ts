@@ -109,10 +109,14 @@ async function main() {
   if (server !== undefined && parsed.values.db !== undefined) fail("--server and --db: give one of them", 2);
   if (command === "user" || command === "token" || command === "account") {
     // Loaded only here: a headless run needs no sign-in code, and it is most of the start-up time.
-    const [{ manageAccounts, openDatabaseAccounts, serverAccounts }, { AccountError }] = await Promise.all([
-      import("./manage-accounts"),
-      import("../lib/server/auth/accounts"),
-    ]);
+    const [{ manageAccounts, openDatabaseAccounts, serverAccounts }, { AccountError }, { logToStderr }] =
+      await Promise.all([
+        import("./manage-accounts"),
+        import("../lib/server/auth/accounts"),
+        import("../lib/server/ops/logger"),
+      ]);
+    // better-auth's lines go through the server's logger (lib/server/auth/auth-log.ts): not onto stdout here.
+    logToStderr();
     const arguments_ = {
       positionals: parsed.positionals,
       role: parsed.values.role,

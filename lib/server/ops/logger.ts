@@ -82,6 +82,14 @@ export function getLogger(): Logger {
   return processPart("logger", () => createLogger());
 }
 
+/**
+ * For a command-line program, whose stdout is its output (a report, JSON, a token): the process's
+ * logger writes its lines to stderr from now on, as the program's progress and errors go.
+ */
+export function logToStderr(): void {
+  replaceProcessPart("logger", createLogger(process.stderr));
+}
+
 /** Uses `logger` from now on (tests capture lines); returns the way back. */
 export function replaceLogger(logger: Logger): () => void {
   const previous = builtProcessPart<Logger>("logger");
