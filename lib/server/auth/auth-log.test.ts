@@ -1,4 +1,5 @@
 import { Writable } from "node:stream";
+import { DrizzleQueryError } from "drizzle-orm/errors";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { lookUpIdentity } from "@/lib/http/require-identity";
 import { createLogger, replaceLogger } from "@/lib/server/ops/logger";
@@ -69,15 +70,13 @@ describe("better-auth's log", () => {
   it("keeps what is the server's own trouble an error, as one JSON line with the error", () => {
     captureLog("info");
     logFromAuth("error", "Failed to read session from database", new Error("connection terminated"));
-    const failedQuery = new Error(
-      'Failed query: select "id" from "apikey" where "key" = $1\nparams: hashed-key-of-a-token',
-    );
-    logFromAuth("error", "Failed to validate API key:", failedQuery);
     const refused = Object.assign(new Error("Internal"), { name: "APIError", statusCode: 500 });
     logFromAuth("error", "Failed to create user", refused);
-    logFromAuth("warn", "Blocked cross-site navigation login attempt (CSRF protection)", {
+    logFromAuth("error", "Blocked cross-site navigation login attempt (CSRF protection)", {
       path: "/sign-in",
     });
+    // One of better-auth's routes hands over the error as the message itself.
+    logFromAuth("error", new Error("list sessions failed") as unknown as string);
 
     expect(lines).toEqual([
       expect.objectContaining({
@@ -86,11 +85,37 @@ describe("better-auth's log", () => {
         msg: "Failed to read session from database",
         err: expect.objectContaining({ message: "connection terminated" }),
       }),
-      expect.objectContaining({ level: "error", msg: "Failed to validate API key" }),
       expect.objectContaining({ level: "error", msg: "Failed to create user" }),
-      expect.objectContaining({ level: "warn", detail: { path: "/sign-in" } }),
+      expect.objectContaining({ level: "error", detail: { path: "/sign-in" } }),
+      expect.objectContaining({
+        level: "error",
+        msg: "list sessions failed",
+        err: expect.objectContaining({ message: "list sessions failed" }),
+      }),
     ]);
-    // What a failed query's parameters held (a token's hash here, a run's contents elsewhere) is not logged.
-    expect(JSON.stringify(lines)).not.toContain("hashed-key-of-a-token");
+  });
+
+  it("logs no failed query's parameters: not its fields, its message, its cause, nor a detail", () => {
+    captureLog("info");
+    // What drizzle throws: the parameters in the message and in an enumerable field of their own.
+    const failed = () =>
+      new DrizzleQueryError(
+        'select "id" from "session" where "token" = $1',
+        ["session-token-secret"],
+        new Error("ECONNRESET"),
+      );
+    logFromAuth("error", "INTERNAL_SERVER_ERROR", failed());
+    logFromAuth("error", "Failed to validate API key:", failed());
+    logFromAuth("error", "Error parsing JSON", { error: failed(), note: "params: session-token-secret" });
+    logFromAuth("error", `Failed query: select 1\nparams: session-token-secret`);
+
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatchObject({
+      level: "error",
+      msg: "INTERNAL_SERVER_ERROR",
+      err: { type: "DrizzleQueryError", params: "[not logged]" },
+    });
+    expect(lines[1]).toMatchObject({ level: "error", msg: "Failed to validate API key" });
+    expect(JSON.stringify(lines)).not.toContain("session-token-secret");
   });
 });

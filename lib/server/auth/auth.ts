@@ -61,7 +61,8 @@ export function createAuth(db: Db, secret: string) {
     },
     disabledPaths: DISABLED_AUTH_PATHS,
     telemetry: { enabled: false },
-    // Warnings (a missing BETTER_AUTH_URL) would print at every CLI command; docs/configuration.md says when to set it.
+    // Warnings (a missing BETTER_AUTH_URL) would print at every CLI command; docs/configuration.md says
+    // when to set it. So better-auth's warnings are not logged, whatever LOG_LEVEL says.
     logger: { level: "error", log: logFromAuth },
     plugins: [
       admin({ defaultRole: "viewer", adminRoles: ["admin"] }),

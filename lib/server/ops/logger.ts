@@ -67,14 +67,33 @@ export function withoutQueryParameters(text: string): string {
   return text.replace(/\bparams: [\s\S]*?(?=\n\s+at |$)/g, "params: [not logged]");
 }
 
+/** Where errors keep a failed query's parameters as a field: drizzle's `params`, postgres.js's `parameters`. */
+const PARAMETER_FIELDS = new Set(["params", "parameters"]);
+
 function serializeError(error: unknown) {
-  const serialized = pino.stdSerializers.err(error as Error);
+  return withoutParameterFields(pino.stdSerializers.err(error as Error));
+}
+
+/**
+ * A value to log (a serialized error: pino copies every enumerable field, nested errors too; or a
+ * detail a library handed over) with a failed query's parameters cut: the fields that hold them,
+ * and the "params: …" its texts quote.
+ */
+export function withoutParameterFields(serialized: unknown, seen = new WeakSet<object>()): unknown {
   if (!serialized || typeof serialized !== "object") return serialized;
-  return {
-    ...serialized,
-    message: withoutQueryParameters(String(serialized.message ?? "")),
-    stack: withoutQueryParameters(String(serialized.stack ?? "")),
-  };
+  // What says how it is written as JSON (a date, a buffer) is written so, as pino would.
+  if (typeof (serialized as { toJSON?: unknown }).toJSON === "function") return serialized;
+  // A field may point back at what holds it; pino's own stringify says "[Circular]" for it.
+  if (seen.has(serialized)) return "[Circular]";
+  seen.add(serialized);
+  if (Array.isArray(serialized)) return serialized.map((item) => withoutParameterFields(item, seen));
+  const scrubbed: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(serialized)) {
+    if (PARAMETER_FIELDS.has(key)) scrubbed[key] = "[not logged]";
+    else if (typeof value === "string") scrubbed[key] = withoutQueryParameters(value);
+    else scrubbed[key] = withoutParameterFields(value, seen);
+  }
+  return scrubbed;
 }
 
 /** The process's logger: every route bundle of this process logs through the same one (tests swap it). */
