@@ -1,7 +1,6 @@
-import { Writable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { replaceDatabase } from "@/lib/server/database";
-import { createLogger, replaceLogger } from "@/lib/server/ops/logger";
+import { captureLog } from "@/lib/server/testing/captured-log";
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -25,17 +24,7 @@ describe("GET /api/health", () => {
   });
 
   it("answers 503 with a fixed code when the database does not answer, and logs the driver's reason", async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const restoreLogger = replaceLogger(
-      createLogger(
-        new Writable({
-          write(chunk, _encoding, done) {
-            lines.push(JSON.parse(String(chunk)));
-            done();
-          },
-        }),
-      ),
-    );
+    const { lines, restore: restoreLogger } = captureLog();
     try {
       // Port 1 on loopback: nothing listens, so the connection is refused at once.
       vi.stubEnv("DATABASE_URL", "postgres://postgres@127.0.0.1:1/secret_database_name");

@@ -1,8 +1,8 @@
-import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { toErrorBody } from "@/lib/http/error-response";
-import { createLogger, replaceLogger, withoutQueryParameters } from "@/lib/server/ops/logger";
+import { withoutQueryParameters } from "@/lib/server/ops/logger";
 import type { RunService } from "@/lib/server/runs/run-service";
+import { type CapturedLog, captureLog } from "@/lib/server/testing/captured-log";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import { setUpRouteTests } from "@/lib/server/testing/route-tests";
 import { buildScenario } from "@/lib/server/testing/scenario-harness";
@@ -11,8 +11,7 @@ import type { TestAccount } from "@/lib/server/testing/test-accounts";
 let approver: TestAccount;
 let service: RunService;
 let route: typeof import("./route");
-let lines: Array<Record<string, unknown>> = [];
-let restoreLogger = () => {};
+let log: CapturedLog;
 
 const setup = setUpRouteTests(["approver"]);
 
@@ -20,22 +19,13 @@ beforeAll(async () => {
   ({ approver } = setup.accounts);
   route = await import("./route");
   service = await setup.runService();
-  // The server's logger, writing its JSON lines here instead of stdout.
-  const capture = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  const logger = createLogger(capture);
-  logger.level = "info"; // tests run the server's logger at warn
-  restoreLogger = replaceLogger(logger);
+  log = captureLog("info"); // tests run the server's logger at warn
 });
 afterEach(() => {
-  lines = [];
+  log.lines.length = 0;
 });
 afterAll(async () => {
-  restoreLogger();
+  log.restore();
 });
 
 async function decideStale(headers: Record<string, string> = {}) {
@@ -58,7 +48,7 @@ describe("a request's id, in its response and its log lines", () => {
     expect(response.status).toBe(409);
     const requestId = response.headers.get("x-request-id");
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
-    const line = lines.find((candidate) => candidate.requestId === requestId);
+    const line = log.lines.find((candidate) => candidate.requestId === requestId);
     expect(line).toMatchObject({
       level: "info",
       msg: "request refused",
@@ -69,8 +59,8 @@ describe("a request's id, in its response and its log lines", () => {
       userId: approver.userId,
       time: expect.any(String),
     });
-    expect(JSON.stringify(lines)).not.toContain("private words");
-    expect(JSON.stringify(lines)).not.toContain(approver.token);
+    expect(JSON.stringify(log.lines)).not.toContain("private words");
+    expect(JSON.stringify(log.lines)).not.toContain(approver.token);
   });
 
   it("keeps a caller's own X-Request-Id, and replaces one that is not a plain token", async () => {
@@ -88,7 +78,7 @@ describe("a request's id, in its response and its log lines", () => {
       message: "Something went wrong on the server; it has been logged as request req-12345678.",
       requestId: "req-12345678",
     });
-    expect(lines).toContainEqual(
+    expect(log.lines).toContainEqual(
       expect.objectContaining({
         level: "error",
         requestId: "req-12345678",
@@ -105,7 +95,7 @@ describe("what logs never hold", () => {
       "Failed query: insert into workspace_files values ($1, $2)\nparams: run-1,TOP SECRET CONTENT",
     );
     getLogger().error({ err: failed, detail: String(failed) }, "a write failed");
-    const line = JSON.stringify(lines.at(-1));
+    const line = JSON.stringify(log.lines.at(-1));
     expect(line).not.toContain("TOP SECRET CONTENT");
     expect(line).toContain("params: [not logged]");
     expect(line).toContain("insert into workspace_files");
