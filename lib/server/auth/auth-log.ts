@@ -1,5 +1,5 @@
 import "server-only";
-import { getLogger, withoutParameterFields, withoutQueryParameters } from "@/lib/server/ops/logger";
+import { getLogger } from "@/lib/server/ops/logger";
 
 type AuthLogLevel = "debug" | "info" | "warn" | "error";
 
@@ -23,9 +23,9 @@ export function logFromAuth(level: AuthLogLevel, message: unknown, ...args: unkn
   const fields = {
     component: "better-auth",
     ...(err ? { err } : {}),
-    ...(detail === undefined ? {} : { detail: withoutParameterFields(detail) }),
+    ...(detail === undefined ? {} : { detail }),
   };
-  getLogger()[isClientRefusal(err) ? "debug" : level](fields, withoutQueryParameters(text));
+  getLogger()[isClientRefusal(err) ? "debug" : level](fields, text);
 }
 
 /** better-call's APIError (what better-auth throws to answer a request) with a 4xx status. */

@@ -19,19 +19,10 @@ export function createLogger(destination?: pino.DestinationStream): Logger {
     formatters: { level: (label) => ({ level: label }) },
     serializers: { err: serializeError },
     hooks: {
-      // A detail given as text (`String(error)`) may quote a failed query, and its parameters hold what runs wrote.
+      // A message or a detail may quote a failed query (`String(error)`) or hold one's parameters, and
+      // they hold what runs wrote: cut from every line, whoever logs it (better-auth's too).
       logMethod(args, method) {
-        const [first, ...rest] = args;
-        if (first && typeof first === "object" && !(first instanceof Error)) {
-          const scrubbed = Object.fromEntries(
-            Object.entries(first).map(([key, value]) => [
-              key,
-              typeof value === "string" ? withoutQueryParameters(value) : value,
-            ]),
-          );
-          return method.apply(this, [scrubbed, ...rest] as Parameters<typeof method>);
-        }
-        return method.apply(this, args);
+        return method.apply(this, args.map(withoutParametersInArgument) as Parameters<typeof method>);
       },
     },
     redact: {
@@ -67,6 +58,19 @@ export function withoutQueryParameters(text: string): string {
   return text.replace(/\bparams: [\s\S]*?(?=\n\s+at |$)/g, "params: [not logged]");
 }
 
+/**
+ * One argument of a log call with a failed query's parameters cut: a message's text, or a line's
+ * fields at any depth. An error (as the first argument, or under `err`) is left to {@link serializeError},
+ * which needs the error itself.
+ */
+function withoutParametersInArgument(argument: unknown): unknown {
+  if (!argument || typeof argument !== "object") return withoutParameterFields(argument);
+  if (argument instanceof Error) return argument;
+  const { err, ...fields } = argument as Record<string, unknown>;
+  const scrubbed = withoutParameterFields(fields) as Record<string, unknown>;
+  return "err" in argument ? { ...scrubbed, err } : scrubbed;
+}
+
 /** Where errors keep a failed query's parameters as a field: drizzle's `params`, postgres.js's `parameters`. */
 const PARAMETER_FIELDS = new Set(["params", "parameters"]);
 
@@ -79,7 +83,8 @@ function serializeError(error: unknown) {
  * detail a library handed over) with a failed query's parameters cut: the fields that hold them,
  * and the "params: …" its texts quote.
  */
-export function withoutParameterFields(serialized: unknown, seen = new WeakSet<object>()): unknown {
+function withoutParameterFields(serialized: unknown, seen = new WeakSet<object>()): unknown {
+  if (typeof serialized === "string") return withoutQueryParameters(serialized);
   if (!serialized || typeof serialized !== "object") return serialized;
   // What says how it is written as JSON (a date, a buffer) is written so, as pino would.
   if (typeof (serialized as { toJSON?: unknown }).toJSON === "function") return serialized;
@@ -89,9 +94,7 @@ export function withoutParameterFields(serialized: unknown, seen = new WeakSet<o
   if (Array.isArray(serialized)) return serialized.map((item) => withoutParameterFields(item, seen));
   const scrubbed: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(serialized)) {
-    if (PARAMETER_FIELDS.has(key)) scrubbed[key] = "[not logged]";
-    else if (typeof value === "string") scrubbed[key] = withoutQueryParameters(value);
-    else scrubbed[key] = withoutParameterFields(value, seen);
+    scrubbed[key] = PARAMETER_FIELDS.has(key) ? "[not logged]" : withoutParameterFields(value, seen);
   }
   return scrubbed;
 }
