@@ -2,10 +2,11 @@ import { DrizzleQueryError } from "drizzle-orm/errors";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { lookUpIdentity } from "@/lib/http/require-identity";
 import { getLogger } from "@/lib/server/ops/logger";
+import { getAuth } from "@/lib/server/server-context";
 import { type CapturedLog, captureLog, type LogLine } from "@/lib/server/testing/captured-log";
 import { installProcessTestDatabase } from "@/lib/server/testing/process-test-database";
 import { createTestAccounts, type TestAccount } from "@/lib/server/testing/test-accounts";
-import { logFromAuth } from "./auth-log";
+import { logAuthRouteError, logFromAuth } from "./auth-log";
 
 let uninstall = async () => {};
 let approver: TestAccount;
@@ -65,9 +66,6 @@ describe("better-auth's log", () => {
     logFromAuth("error", "Failed to read session from database", new Error("connection terminated"));
     const refused = Object.assign(new Error("Internal"), { name: "APIError", statusCode: 500 });
     logFromAuth("error", "Failed to create user", refused);
-    logFromAuth("error", "Blocked cross-site navigation login attempt (CSRF protection)", {
-      path: "/sign-in",
-    });
     // One of better-auth's routes hands over the error as the message itself.
     logFromAuth("error", new Error("list sessions failed") as unknown as string);
 
@@ -79,12 +77,58 @@ describe("better-auth's log", () => {
         err: expect.objectContaining({ message: "connection terminated" }),
       }),
       expect.objectContaining({ level: "error", msg: "Failed to create user" }),
-      expect.objectContaining({ level: "error", detail: { path: "/sign-in" } }),
       expect.objectContaining({
         level: "error",
         msg: "list sessions failed",
         err: expect.objectContaining({ message: "list sessions failed" }),
       }),
+    ]);
+  });
+
+  it("says a request refused for the site it came from as a warning, not the server's error", () => {
+    logAt("info");
+    // better-auth's origin checks on /api/auth/*: each answers 403, and no route of ours logs it.
+    logFromAuth("error", "Invalid origin: http://evil.example");
+    logFromAuth("error", "Invalid callbackURL: http://evil.example/after");
+    logFromAuth("error", "Blocked cross-site navigation login attempt (CSRF protection)", {
+      path: "/sign-in",
+    });
+    // Not a refusal: a message that only mentions an origin stays as better-auth says it.
+    logFromAuth("error", "Failed to parse origin header");
+
+    const hint = expect.stringContaining("BETTER_AUTH_URL");
+    expect(lines).toEqual([
+      expect.objectContaining({ level: "warn", msg: "Invalid origin: http://evil.example", hint }),
+      expect.objectContaining({ level: "warn", msg: "Invalid callbackURL: http://evil.example/after", hint }),
+      expect.objectContaining({ level: "warn", detail: { path: "/sign-in" }, hint }),
+      expect.objectContaining({ level: "error", msg: "Failed to parse origin header" }),
+    ]);
+    expect(lines[3]).not.toHaveProperty("hint");
+  });
+
+  it("takes the account of /api/auth's router: a refusal at debug, a failure as an error, nothing printed", async () => {
+    logAt("debug");
+    const printed = [vi.spyOn(console, "error"), vi.spyOn(console, "warn"), vi.spyOn(console, "log")];
+    // Its origin checks run as the router's middleware (not under test: better-auth skips them
+    // then), and the router printed each refusal's message to the console itself.
+    expect((await getAuth()).options.onAPIError?.onError).toBe(logAuthRouteError);
+
+    const refusal = Object.assign(new Error("Invalid callbackURL"), { name: "APIError", statusCode: 403 });
+    logAuthRouteError(refusal);
+    logAuthRouteError(Object.assign(new Error("Internal"), { name: "APIError", statusCode: 500 }));
+    logAuthRouteError(new Error('relation "session" does not exist'));
+    logAuthRouteError("a thrown string");
+
+    for (const spy of printed) expect(spy).not.toHaveBeenCalled();
+    expect(lines).toEqual([
+      expect.objectContaining({ level: "debug", component: "better-auth", msg: "Invalid callbackURL" }),
+      expect.objectContaining({
+        level: "error",
+        msg: "Internal",
+        err: expect.objectContaining({ message: "Internal" }),
+      }),
+      expect.objectContaining({ level: "error", msg: 'relation "session" does not exist' }),
+      expect.objectContaining({ level: "error", detail: { error: "a thrown string" } }),
     ]);
   });
 

@@ -10,7 +10,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { account, apikey, appSettings, session, user, verification } from "@/db/schema";
 import { personNameSchema } from "@/lib/runtime";
-import { logFromAuth } from "./auth-log";
+import { logAuthRouteError, logFromAuth } from "./auth-log";
 import { CLIENT_ADDRESS_HEADER } from "./client-address";
 
 /** API tokens start with this, so a leaked one is recognisable (and scannable) as ours. */
@@ -64,6 +64,7 @@ export function createAuth(db: Db, secret: string) {
     // Warnings (a missing BETTER_AUTH_URL) would print at every CLI command; docs/configuration.md says
     // when to set it. So better-auth's warnings are not logged, whatever LOG_LEVEL says.
     logger: { level: "error", log: logFromAuth },
+    onAPIError: { onError: logAuthRouteError },
     plugins: [
       admin({ defaultRole: "viewer", adminRoles: ["admin"] }),
       // Our own identity check verifies tokens; the key's own request limit is off (we count nothing per key).
