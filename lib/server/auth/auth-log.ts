@@ -38,9 +38,9 @@ export function logFromAuth(level: AuthLogLevel, message: unknown, ...args: unkn
 
 /**
  * better-auth's `onAPIError.onError`: what its router says of an error that answered a request on
- * /api/auth/*, as the server's own line. Its own account printed each refusal's message (a wrong
- * password, a refused callback URL) to the console beside the server's log. A refusal (4xx) is the
- * client's, kept at debug; anything else is an error. better-call still prints an error that is not
+ * /api/auth/*, as the server's own line. Its own account printed the message of each refusal its
+ * middleware made (a refused origin or callback URL) to the console beside the server's log. A
+ * refusal (4xx) is the client's, kept at debug; anything else is an error. better-call still prints an error that is not
  * a refusal itself (`# SERVER_ERROR`) as it answers 500.
  */
 export function logAuthRouteError(error: unknown): void {
