@@ -5,6 +5,7 @@ import { expect, test } from "@playwright/test";
 import { slowReadTool } from "../../lib/runtime/testing/scenario-fixtures";
 import { getView, startRunOverApi } from "../pages/api";
 import { RunPage } from "../pages/run-page";
+import { RESENT_ONCE_IF_RESET } from "../support/keep-alive";
 import { type ProductionServer, signInOverApi, startProductionServer } from "../support/production-server";
 
 // Three servers in turn on one port and one database: one dies mid-wave, one comes back without
@@ -56,7 +57,7 @@ test("a run whose server dies mid-wave shows Recovering…, then completes, with
     const nobody = crypto.randomUUID();
     await page.goto(`/runs/${nobody}`);
     for (const route of ["view", "events", "report"])
-      await context.request.get(`/api/runs/${nobody}/${route}`);
+      await context.request.get(`/api/runs/${nobody}/${route}`, RESENT_ONCE_IF_RESET);
     const runId = await startRunOverApi(context.request, SLOW_WAVE);
     await page.goto(`/runs/${runId}`);
     const run = new RunPage(page);

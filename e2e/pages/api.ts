@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { type APIRequestContext, expect } from "@playwright/test";
 import type { RunView } from "../../lib/runtime/events/run-view";
+import { RESENT_ONCE_IF_RESET } from "../support/keep-alive";
 
 /** One of the shared example scenarios, as a user would POST it. */
 export function loadScenario(fileName: string): Record<string, unknown> {
@@ -16,13 +17,13 @@ export async function startRunOverApi(request: APIRequestContext, scenario: Reco
 }
 
 export async function getReport(request: APIRequestContext, runId: string) {
-  const response = await request.get(`/api/runs/${runId}/report`);
+  const response = await request.get(`/api/runs/${runId}/report`, RESENT_ONCE_IF_RESET);
   expect(response.ok()).toBe(true);
   return response.json();
 }
 
 export async function getView(request: APIRequestContext, runId: string) {
-  const response = await request.get(`/api/runs/${runId}/view`);
+  const response = await request.get(`/api/runs/${runId}/view`, RESENT_ONCE_IF_RESET);
   expect(response.ok()).toBe(true);
   return response.json() as Promise<RunView>;
 }

@@ -9,3 +9,12 @@
  * connections open then to close (CI: a stop that waited for minutes).
  */
 export const KEEP_ALIVE_MS = 10 * 60_000;
+
+/**
+ * For a read sent through Playwright's request context: sent once more if the connection it went
+ * out on was closed under it (`ECONNRESET`), as a browser resends it. A server a spec starts itself
+ * keeps Node's 5 s keep-alive (above), so a read after some seconds of browser steps may go out on a
+ * connection the server is closing just then (CI: `GET /api/runs/…/view` after a cold page load in
+ * 16-recovering). Only for reads: sending a write twice is not the same as sending it once.
+ */
+export const RESENT_ONCE_IF_RESET = { maxRetries: 1 } as const;
