@@ -32,7 +32,8 @@ export function logFromAuth(level: AuthLogLevel, message: unknown, ...args: unkn
     ...(detail === undefined ? {} : { detail }),
   };
   if (isClientRefusal(err)) getLogger().debug(fields, text);
-  else if (REFUSED_SITE.test(text)) getLogger().warn({ ...fields, hint: REFUSED_SITE_HINT }, text);
+  else if (REFUSED_ADDRESS.test(text)) getLogger().warn({ ...fields, hint: REFUSED_ADDRESS_HINT }, text);
+  else if (CROSS_SITE_FORM.test(text)) getLogger().warn({ ...fields, hint: CROSS_SITE_FORM_HINT }, text);
   else getLogger()[level](fields, text);
 }
 
@@ -40,20 +41,31 @@ export function logFromAuth(level: AuthLogLevel, message: unknown, ...args: unkn
  * better-auth's `onAPIError.onError`: what its router says of an error that answered a request on
  * /api/auth/*, as the server's own line. Its own account printed the message of each refusal its
  * middleware made (a refused origin or callback URL) to the console beside the server's log. A
- * refusal (4xx) is the client's, kept at debug; anything else is an error. better-call still prints an error that is not
- * a refusal itself (`# SERVER_ERROR`) as it answers 500.
+ * refusal (4xx) is the client's, kept at debug; anything else is an error. better-call still
+ * prints an error that is not a refusal itself (`# SERVER_ERROR`) as it answers 500.
  */
 export function logAuthRouteError(error: unknown): void {
   if (error instanceof Error) logFromAuth("error", error.message, error);
   else logFromAuth("error", "a request to /api/auth failed", { error: String(error) });
 }
 
-/** What better-auth's origin checks log as they answer 403 (better-auth/dist/api/middlewares/origin-check). */
-const REFUSED_SITE =
-  /^(Invalid (origin|callbackURL|redirectURL|errorCallbackURL|newUserCallbackURL): |Blocked cross-site navigation login attempt)/;
+/**
+ * What better-auth's origin checks log as they answer 403 (better-auth/dist/api/middlewares/origin-check):
+ * an address not among the app's trusted origins, which a setting can change...
+ */
+const REFUSED_ADDRESS = /^Invalid (origin|callbackURL|redirectURL|errorCallbackURL|newUserCallbackURL): /;
 
-const REFUSED_SITE_HINT =
+const REFUSED_ADDRESS_HINT =
   "refused for the site it came from; if that is the app's own address, set BETTER_AUTH_URL to it (docs/configuration.md)";
+
+/**
+ * ...and a sign-in form posted from another site, as the browser itself said (`Sec-Fetch-Site:
+ * cross-site` on a navigation, with no session cookie), which no setting of ours allows.
+ */
+const CROSS_SITE_FORM = /^Blocked cross-site navigation login attempt/;
+
+const CROSS_SITE_FORM_HINT =
+  "a page on another site posted a sign-in form here, as the browser reported (Sec-Fetch-Site: cross-site); no setting allows it: sign in from the app's own pages";
 
 /** better-call's APIError (what better-auth throws to answer a request) with a 4xx status. */
 function isClientRefusal(error: Error | undefined): boolean {
