@@ -9,7 +9,8 @@ import { builtProcessPart, processPart, replaceProcessPart } from "@/lib/server/
  * `npm run dev` prints them readably instead (`PLAYGROUND_LOG_FORMAT=json`
  * keeps JSON there too). `LOG_LEVEL` sets the level (default info).
  * Credentials are redacted wherever they appear in what is logged, and a
- * failed query's parameters are cut from error messages; callers
+ * failed query's parameters are cut from error messages, as are the values
+ * Postgres quotes in a refused write's detail; callers
  * log ids and codes, never arguments, reasons or scenario contents.
  */
 export function createLogger(destination?: pino.DestinationStream): Logger {
@@ -94,9 +95,30 @@ function withoutParameterFields(serialized: unknown, seen = new WeakSet<object>(
   if (Array.isArray(serialized)) return serialized.map((item) => withoutParameterFields(item, seen));
   const scrubbed: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(serialized)) {
-    scrubbed[key] = PARAMETER_FIELDS.has(key) ? "[not logged]" : withoutParameterFields(value, seen);
+    if (PARAMETER_FIELDS.has(key)) scrubbed[key] = "[not logged]";
+    else if (key === "detail" && typeof value === "string") scrubbed[key] = withoutQuotedValues(value);
+    else scrubbed[key] = withoutParameterFields(value, seen);
   }
   return scrubbed;
+}
+
+/**
+ * Postgres's detail of a refused write (postgres.js's and PGlite's `detail`) quotes what was written:
+ * the whole failing row of a check or not-null violation, the values of a duplicate or missing
+ * key. The constraint and the columns stay; everything after them is cut, whatever the values
+ * hold (a parenthesis of their own included).
+ */
+function withoutQuotedValues(detail: string): string {
+  const quoting =
+    /^(Failing row contains |Partition key of the failing row contains \(.*?\) = |Key \(.*?\)=)/s.exec(
+      detail,
+    );
+  if (!quoting) return withoutQueryParameters(detail);
+  const outcome =
+    / (already exists|is not present in table "[^"]*"|is still referenced from table "[^"]*")\.$/.exec(
+      detail,
+    );
+  return `${quoting[0]}[not logged]${outcome?.[0] ?? "."}`;
 }
 
 /** The process's logger: every route bundle of this process logs through the same one (tests swap it). */

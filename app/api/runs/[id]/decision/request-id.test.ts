@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { toErrorBody } from "@/lib/http/error-response";
 import { withoutQueryParameters } from "@/lib/server/ops/logger";
@@ -100,5 +101,35 @@ describe("what logs never hold", () => {
     expect(line).toContain("params: [not logged]");
     expect(line).toContain("insert into workspace_files");
     expect(withoutQueryParameters("no parameters here")).toBe("no parameters here");
+  });
+
+  it("cuts the values the database quotes in a refused write's detail: a failing row, a duplicate key", async () => {
+    const { getLogger } = await import("@/lib/server/ops/logger");
+    const { db } = setup.handle;
+    await db.execute(
+      sql`create table quoted_values (id text primary key, body text check (length(body) < 9))`,
+    );
+    const failures = [
+      sql`insert into quoted_values values ('a', ${"TOP SECRET ROW"})`,
+      sql`insert into quoted_values values (${"TOP SECRET KEY"}, 'b'), (${"TOP SECRET KEY"}, 'c')`,
+    ];
+    for (const failing of failures) {
+      const error = await db.execute(failing).then(
+        () => expect.unreachable("the write was refused"),
+        (refused: unknown) => refused as Error,
+      );
+      // As drizzle throws it, and the driver's own error, as a failed commit throws it, unwrapped.
+      getLogger().error({ err: error }, "a write failed");
+      getLogger().error({ err: error.cause }, "a commit failed");
+    }
+    const lines = log.lines.map((line) => JSON.stringify(line));
+    expect(lines).toHaveLength(4);
+    for (const line of lines) expect(line).not.toContain("TOP SECRET");
+    // What it was and where stays: the constraint (PGlite's `constraint`, postgres.js's
+    // `constraint_name`), and which key.
+    expect(lines[1]).toContain('"quoted_values_body_check"');
+    expect(log.lines[1]).toMatchObject({ err: { detail: "Failing row contains [not logged]." } });
+    expect(lines[3]).toContain('"quoted_values_pkey"');
+    expect(log.lines[3]).toMatchObject({ err: { detail: "Key (id)=[not logged] already exists." } });
   });
 });
