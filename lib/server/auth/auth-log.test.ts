@@ -114,8 +114,8 @@ describe("better-auth's log", () => {
   it("takes the account of /api/auth's router: a refusal at debug, a failure as an error, nothing printed", async () => {
     logAt("debug");
     const printed = [vi.spyOn(console, "error"), vi.spyOn(console, "warn"), vi.spyOn(console, "log")];
-    // Its origin checks run as the router's middleware (not under test: better-auth skips them
-    // then), and the router printed each refusal's message to the console itself.
+    // Its origin checks run as the router's middleware, and the router printed each refusal's
+    // message to the console itself (app/api/auth/refused-sites.test.ts sends such requests).
     expect((await getAuth()).options.onAPIError?.onError).toBe(logAuthRouteError);
 
     const refusal = Object.assign(new Error("Invalid callbackURL"), { name: "APIError", statusCode: 403 });

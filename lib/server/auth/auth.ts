@@ -53,6 +53,9 @@ export function createAuth(db: Db, secret: string) {
       customRules: { "/sign-in/email": { window: 60, max: 10 } },
     },
     advanced: {
+      // better-auth turns its origin and cross-site checks off under NODE_ENV=test; the tests check
+      // what production does.
+      disableOriginCheck: false,
       // The per-address limit keys on the address the /api/auth route establishes (the socket's, or
       // the trusted proxy's view with PLAYGROUND_TRUSTED_PROXY), never on a header the client sets.
       ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
