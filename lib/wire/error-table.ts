@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   too_many_streams: 429,
+  too_many_attempts: 429,
   internal_error: 500,
 } as const;
 

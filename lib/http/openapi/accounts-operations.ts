@@ -47,6 +47,10 @@ export const ACCOUNTS_OPERATIONS: ApiOperation[] = [
     role: "viewer",
     body: changeOwnPasswordSchema,
     responses: { 200: { description: "`{ changed: true }`" } },
+    refusals: {
+      403: "The current password is not right",
+      429: "Too many wrong passwords for this account (the sign-in budget): see Retry-After",
+    },
   },
   {
     method: "GET",

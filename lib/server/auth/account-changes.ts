@@ -2,10 +2,12 @@ import "server-only";
 import { and, count, desc, eq, lt, ne, not, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AccountEventKind, account, accountEvents, session, user } from "@/db/schema";
+import { RequestRefusal } from "@/lib/wire/request-refusal";
 import { isRole, type Role } from "@/lib/wire/roles";
 import { AccountError, createUser, type UserSummary } from "./accounts";
 import { type Auth, createAuth } from "./auth";
 import { forgetAuthChange } from "./identity-cache";
+import { accountAttemptsKey, getAccountAttemptLimiter } from "./sign-in-limits";
 
 /**
  * Account changes after a person is added: a new role, deactivation (and
@@ -267,6 +269,18 @@ export async function changeOwnPassword(
   input: { currentPassword: string; newPassword: string },
 ): Promise<void> {
   checkPassword(input.newPassword, "The new password");
+  // Guessing the current password here counts against the same per-account budget as signing in:
+  // otherwise any of the person's tokens, even one limited to viewing, could guess it unhindered.
+  const limiter = getAccountAttemptLimiter();
+  const attempts = accountAttemptsKey(self.email);
+  const taken = limiter.take(attempts);
+  if (!taken.allowed) {
+    throw RequestRefusal.of(
+      "too_many_attempts",
+      `Too many wrong passwords for this account: try again in ${taken.retryAfterSeconds} s.`,
+      { "retry-after": String(taken.retryAfterSeconds) },
+    );
+  }
   await changeAccounts(auth, db, async (transaction, authority) => {
     const context = await authority.$context;
     const [credential] = await transaction
@@ -292,6 +306,7 @@ export async function changeOwnPassword(
       "password_changed",
     );
   });
+  limiter.giveBack(attempts);
   // Committed: this instance forgets their other sessions now, the others as they hear it.
   forgetAuthChange({ user: self.userId });
 }

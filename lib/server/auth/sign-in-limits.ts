@@ -32,7 +32,15 @@ export function createAttemptLimiter(max: number, windowSeconds: number): Attemp
   };
 }
 
-/** The process's per-account sign-in limit (one per instance, as the per-address one). */
+/** The key of an account's attempts: its email as a sign-in names it. */
+export function accountAttemptsKey(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * The process's per-account limit on password guesses (one per instance, as the per-address one):
+ * signing in, and changing one's password, which needs the current one.
+ */
 export function getAccountAttemptLimiter(): AttemptLimiter {
   return processPart("sign-in-limits", () =>
     createAttemptLimiter(ACCOUNT_ATTEMPTS_MAX, ACCOUNT_ATTEMPTS_WINDOW_SECONDS),

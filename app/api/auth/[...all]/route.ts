@@ -9,7 +9,7 @@ import {
 } from "@/lib/server/auth/client-address";
 import { readIdentity } from "@/lib/server/auth/identity";
 import { forgetAuthChange } from "@/lib/server/auth/identity-cache";
-import { getAccountAttemptLimiter } from "@/lib/server/auth/sign-in-limits";
+import { accountAttemptsKey, getAccountAttemptLimiter } from "@/lib/server/auth/sign-in-limits";
 import { getAuth } from "@/lib/server/server-context";
 
 // better-auth's own endpoints (sign in, sign out, session): rate limited, and they check the origin themselves.
@@ -74,7 +74,7 @@ async function signInWithAccountLimit(
 async function readEmail(request: Request): Promise<string | null> {
   try {
     const body = (await request.json()) as { email?: unknown };
-    return typeof body.email === "string" ? body.email.trim().toLowerCase() : null;
+    return typeof body.email === "string" ? accountAttemptsKey(body.email) : null;
   } catch {
     return null; // better-auth answers a body it cannot read
   }
