@@ -10,14 +10,26 @@ export const publishPolicySchema = z
   .strict();
 
 /**
+ * An instant a query names: ISO 8601 with its offset, on a real calendar day, from year 1 on (the
+ * database keeps no year 0, and 10000 is past what ISO's four digits say).
+ */
+export const isoInstantSchema = z.iso
+  .datetime({ offset: true })
+  // Zod checks this even when the format failed: a text not in the format is that issue only.
+  .refine(
+    (text) => !/^\d{4}-/.test(text) || new Date(text).getUTCFullYear() >= 1,
+    "must be in year 1 or later",
+  );
+
+/**
  * `POST /api/policies/backtest`: a candidate, the time range of recorded runs to replay it over,
  * and optionally one tool's calls only and some runs only (by id).
  */
 export const backtestPolicySchema = z
   .object({
     document: z.string().min(1).max(MAX_POLICY_CHARACTERS),
-    since: z.iso.datetime({ offset: true }),
-    until: z.iso.datetime({ offset: true }).optional(),
+    since: isoInstantSchema,
+    until: isoInstantSchema.optional(),
     tool: z.string().min(1).max(200).optional(),
     runIds: z.array(z.uuid()).min(1).max(500).optional(),
   })

@@ -156,6 +156,42 @@ describe("/api/policies", () => {
   });
 });
 
+describe("a time range the database cannot hold", () => {
+  it("is a 400 naming `since`, in the disagreements and the backtest alike, never a failed query", async () => {
+    for (const since of [
+      "0000-01-01T00:00:00Z",
+      "10000-01-01T00:00:00Z",
+      "-099999-01-01T00:00:00Z",
+      "2026-02-30T00:00:00Z",
+      "garbage",
+    ]) {
+      const listed = await routes.disagreements.GET(
+        as("admin", `http://test/api/policies/disagreements?since=${encodeURIComponent(since)}`),
+      );
+      expect(listed.status, since).toBe(400);
+      expect((await listed.json()).error.issues, since).toEqual([expect.objectContaining({ path: "since" })]);
+      const replayed = await routes.backtest.POST(
+        post("admin", "http://test/api/policies/backtest", { document: ALLOW_A_TXT, since }),
+      );
+      expect(replayed.status, since).toBe(400);
+      expect((await replayed.json()).error.issues, since).toEqual([
+        expect.objectContaining({ path: "since" }),
+      ]);
+    }
+    // The first day the database holds is a fine start, as an instant or a day.
+    for (const since of ["0001-01-01T00:00:00Z", "0001-01-01", "2026-02-28"]) {
+      const listed = await routes.disagreements.GET(
+        as("admin", `http://test/api/policies/disagreements?since=${since}`),
+      );
+      expect(listed.status, since).toBe(200);
+    }
+    const dayZero = await routes.disagreements.GET(
+      as("admin", "http://test/api/policies/disagreements?since=0000-01-01"),
+    );
+    expect(dayZero.status).toBe(400);
+  });
+});
+
 describe("/api/policies/check", () => {
   it("answers the publish checker's problems, each with its line, and stores nothing", async () => {
     const response = await routes.check.POST(

@@ -1,4 +1,6 @@
+import { z } from "zod";
 import { handleRoute } from "@/lib/http/api-route";
+import { isoInstantSchema } from "@/lib/http/policy-schemas";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getDatabase } from "@/lib/server/database";
 import { listShadowDisagreements } from "@/lib/server/policies/policies";
@@ -6,15 +8,31 @@ import { RequestRefusal } from "@/lib/wire/request-refusal";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Where the shadow policy would have done otherwise than what was done, since `?since=` (ISO; default 7 days ago). */
+/**
+ * Where the shadow policy would have done otherwise than what was done, since `?since=` (an ISO
+ * day, or an instant with its offset as the backtest takes; default 7 days ago).
+ */
 export const GET = handleRoute({ role: "admin" }, async (request: Request) => {
   const raw = new URL(request.url).searchParams.get("since");
-  const since = raw === null ? new Date(Date.now() - 7 * DAY_MS) : new Date(raw);
-  if (Number.isNaN(since.getTime())) {
-    throw RequestRefusal.of(
-      "invalid_request",
-      `since must be an ISO date and time, got ${JSON.stringify(raw)}`,
-    );
-  }
+  const since = raw === null ? new Date(Date.now() - 7 * DAY_MS) : readSince(raw);
   return jsonAnswer(await listShadowDisagreements((await getDatabase()).db, since));
 });
+
+/** An instant, or a day (from its start, UTC), each on the calendar and from year 1 on. */
+const sinceSchema = z.union([
+  isoInstantSchema,
+  z.iso.date().refine((day) => new Date(day).getUTCFullYear() >= 1),
+]);
+
+function readSince(raw: string): Date {
+  const parsed = sinceSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw RequestRefusal.invalid([
+      {
+        path: "since",
+        message: `an ISO day (2026-12-01) or date and time with its offset (2026-12-01T09:30:00Z), on the calendar, is needed: got ${JSON.stringify(raw.slice(0, 64))}`,
+      },
+    ]);
+  }
+  return new Date(parsed.data);
+}
