@@ -52,7 +52,7 @@ async function storedName(userId: string): Promise<string | undefined> {
 }
 
 describe("a person's name", () => {
-  it("is checked by better-auth's own update-user: 400 naming the field for 5 MB or a NUL, trimmed when fine", async () => {
+  it("is checked on better-auth's own update-user: 413 for 5 MB, 400 naming the field for a NUL or a bad name, trimmed when fine", async () => {
     const { POST } = await import("@/app/api/auth/[...all]/route");
     const cookie = await sessionCookie(accounts.viewer.email);
     const update = (name: string) =>
@@ -63,7 +63,13 @@ describe("a person's name", () => {
           body: JSON.stringify({ name }),
         }),
       );
-    for (const name of [HUGE, WITH_NUL, "   ", "Ada\u202Enimda"]) {
+    // Refused before better-auth reads the body, as every route refuses it (app/api/auth/[...all]/route.ts)…
+    expect((await update(HUGE)).status).toBe(413);
+    const withNul = await update(WITH_NUL);
+    expect(withNul.status).toBe(400);
+    expect((await withNul.json()).error.issues).toEqual([expect.objectContaining({ path: "name" })]);
+    // …and by the rule every path that sets a name obeys, in better-auth's user hook.
+    for (const name of ["   ", "Ada\u202Enimda"]) {
       const response = await update(name);
       expect(response.status).toBe(400);
       expect(((await response.json()) as { message: string }).message).toMatch(/^name: /);

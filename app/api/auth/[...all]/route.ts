@@ -1,4 +1,6 @@
 import { toNextJsHandler } from "better-auth/next-js";
+import { z } from "zod";
+import { readJsonBody } from "@/lib/http/api-route";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { isDisabledAuthPath } from "@/lib/server/auth/auth";
 import {
@@ -11,6 +13,7 @@ import { readIdentity } from "@/lib/server/auth/identity";
 import { forgetAuthChange } from "@/lib/server/auth/identity-cache";
 import { accountAttemptsKey, getAccountAttemptLimiter } from "@/lib/server/auth/sign-in-limits";
 import { getAuth } from "@/lib/server/server-context";
+import { RequestRefusal, validateInput } from "@/lib/wire/request-refusal";
 
 // better-auth's own endpoints (sign in, sign out, session): rate limited, and they check the origin themselves.
 // The ones the app does not offer (API keys, impersonation) answer 404 in every spelling of their path.
@@ -19,8 +22,10 @@ export async function GET(request: Request) {
   return toNextJsHandler(await getAuth()).GET(withClientAddress(request));
 }
 
-export async function POST(request: Request) {
-  if (isDisabledAuthPath(request.url)) return notFound();
+export async function POST(sent: Request) {
+  if (isDisabledAuthPath(sent.url)) return notFound();
+  const request = await withCheckedJson(sent);
+  if (request instanceof Response) return request;
   const handle = async (forwarded: Request) => toNextJsHandler(await getAuth()).POST(forwarded);
   if (new URL(request.url).pathname.replace(/\/+$/, "").endsWith("/sign-in/email")) {
     return signInWithAccountLimit(withClientAddress(request), handle);
@@ -31,6 +36,27 @@ export async function POST(request: Request) {
   const response = await handle(withClientAddress(request));
   if (before) forgetAuthChange({ user: before.userId });
   return response;
+}
+
+/**
+ * A JSON body refused as every other route refuses it (lib/http/api-route.ts: over 2 MiB, not JSON,
+ * nested too deep, a NUL or an unpaired surrogate anywhere), before better-auth reads it: it would
+ * hand such a string to the database, which fails the query (a 500, and better-call's print of the
+ * failed query's parameters, a session token among them). A body it takes is read once here and
+ * passed on as the same JSON (reading a clone instead leaves a large body's other half unread).
+ */
+async function withCheckedJson(request: Request): Promise<Request | Response> {
+  const mediaType = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  if (mediaType !== "application/json") return request; // better-auth answers what it does not take
+  try {
+    const body = JSON.stringify(validateInput(await readJsonBody(request), z.unknown()));
+    const headers = new Headers(request.headers);
+    headers.delete("content-length");
+    return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+  } catch (error) {
+    if (!(error instanceof RequestRefusal)) throw error;
+    return jsonAnswer(error.body, { status: error.status });
+  }
 }
 
 /**
