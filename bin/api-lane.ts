@@ -48,7 +48,7 @@ interface LaneRoute {
   handlers: Record<string, RouteHandler>;
 }
 
-interface ConfigHeaders {
+export interface ConfigHeaders {
   pattern: RegExp;
   headers: Array<{ key: string; value: string }>;
 }
@@ -277,7 +277,7 @@ function waitForDrain(outgoing: ServerResponse): Promise<void> {
  * the request's headers, cookies and query matched as Next matches them; the lane refuses to start
  * rather than send a response without it.
  */
-function readConfigHeaders(distDir: string): ConfigHeaders[] {
+export function readConfigHeaders(distDir: string): ConfigHeaders[] {
   const manifest = readJson<{
     headers?: Array<{ regex: string; headers: ConfigHeaders["headers"]; has?: unknown; missing?: unknown }>;
   }>(path.join(distDir, "routes-manifest.json"));

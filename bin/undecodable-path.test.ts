@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, get, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadUndecodablePathRefusal } from "./undecodable-path";
+
+// Next answers a path it cannot decode with a bare text 500; the production server answers it first.
+let server: Server;
+let base: string;
+const build = mkdtempSync(path.join(tmpdir(), "tp-build-"));
+
+beforeAll(async () => {
+  // The headers next.config.mjs gives, as a build's routes-manifest.json holds them.
+  writeFileSync(
+    path.join(build, "routes-manifest.json"),
+    JSON.stringify({
+      headers: [
+        { regex: "^(?:/(.*))?$", headers: [{ key: "X-Content-Type-Options", value: "nosniff" }] },
+        {
+          regex: "^/api(?:/(.*))?$",
+          headers: [{ key: "Content-Security-Policy", value: "default-src 'none'" }],
+        },
+      ],
+    }),
+  );
+  const refuse = loadUndecodablePathRefusal(build);
+  server = createServer((incoming, outgoing) => {
+    if (refuse(incoming, outgoing)) return;
+    outgoing.writeHead(200).end("handed on");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  rmSync(build, { recursive: true, force: true });
+});
+
+/** A GET of `rawPath` exactly as written (fetch would normalise it). */
+function fetchRaw(
+  rawPath: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    get(`${base}${rawPath}`, (response) => {
+      let body = "";
+      response.on("data", (chunk) => {
+        body += chunk;
+      });
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+      );
+    }).on("error", reject);
+  });
+}
+
+describe("a path that is not percent-encoded UTF-8", () => {
+  it.each([
+    "/api/runs/%FF",
+    "/api/runs/%FF/report",
+    "/runs/%FF",
+    "/decision-links/%ED%A0%80",
+    "/api/users/%E2%9C",
+  ])("%s is a 400 with the one error body and the path's headers", async (rawPath) => {
+    const answer = await fetchRaw(rawPath);
+    expect(answer.status).toBe(400);
+    expect(answer.headers["content-type"]).toBe("application/json");
+    expect(answer.headers["x-content-type-options"]).toBe("nosniff");
+    expect(answer.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { code: "invalid_request", message: expect.stringContaining("percent-encoded UTF-8") },
+      pending: null,
+    });
+  });
+
+  it("gets an API path's own headers there", async () => {
+    expect((await fetchRaw("/api/runs/%FF")).headers["content-security-policy"]).toBe("default-src 'none'");
+    expect((await fetchRaw("/runs/%FF")).headers["content-security-policy"]).toBeUndefined();
+  });
+
+  it.each(["/api/runs/%E2%9C%93", "/runs/a%2Fb", "/api/runs?q=%FF", "/"])(
+    "%s is handed on",
+    async (rawPath) => {
+      expect(await fetchRaw(rawPath)).toMatchObject({ status: 200, body: "handed on" });
+    },
+  );
+});
