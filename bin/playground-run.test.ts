@@ -55,6 +55,25 @@ describe("npm run playground -- run <scenario.json>", () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("runs in this process with PLAYGROUND_URL set for the commands that ask the app, and says so to --server", {
+    timeout: processes(3),
+  }, () => {
+    const scenario = path.join("lib", "scenarios", "write-then-read-back.json");
+    // Nothing listens there: a run that tried to reach it would fail.
+    const env = { PLAYGROUND_URL: "http://127.0.0.1:9", PLAYGROUND_TOKEN: "tp_unused" };
+    const ran = runCli(["run", scenario], { env });
+    expect(ran.status).toBe(0);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ status: "COMPLETED" });
+    const unknown = runCli(["walk"], { env });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "walk"');
+    const toServer = runCli(["run", scenario, "--server", "http://127.0.0.1:9"]);
+    expect(toServer.status).toBe(2);
+    expect(toServer.stderr).toContain(
+      "run and compare run the scenario in this process, not in the app at --server",
+    );
+  });
+
   it("explains unreadable files and bad usage without a stack trace", { timeout: processes(3) }, () => {
     const missing = runCli(["run", "no-such-scenario.json"]);
     expect(missing.status).toBe(2);
@@ -64,6 +83,7 @@ describe("npm run playground -- run <scenario.json>", () => {
     expect(notJson.stderr).toContain("not valid JSON");
     const usage = runCli(["walk"]);
     expect(usage.status).toBe(2);
+    expect(usage.stderr).toContain('unknown command "walk"');
     expect(usage.stderr).toContain("usage: npm run -s playground -- <command>");
     expect(usage.stderr).toContain("run <scenario.json>");
     expect(usage.stderr).toContain("token create <email>");

@@ -46,9 +46,10 @@ const USAGE = `usage: npm run -s playground -- <command>
                               drops the event partitions holding only them; the audit stays
 ${ACCOUNT_USAGE}
 ${POLICY_USAGE}
-The account, policy, export, archive, delete and retention commands act on the app's database (DATABASE_URL, or the embedded
-folder, which they cannot open while the app runs), on --db DIR, or with --server URL
-(or PLAYGROUND_URL) on a running app, as the admin whose API token is in PLAYGROUND_TOKEN.`;
+The account, policy, export, archive and delete commands act on the app's database (DATABASE_URL,
+or the embedded folder, which they cannot open while the app runs), on --db DIR, or with --server
+URL (or PLAYGROUND_URL) on a running app, as the admin whose API token is in PLAYGROUND_TOKEN.
+retention acts on the database only; run and compare run in this process, whatever PLAYGROUND_URL says.`;
 
 function fail(message: string, exitCode: number): never {
   process.stderr.write(`playground: ${message}\n`);
@@ -105,8 +106,13 @@ async function main() {
     process.stderr.write(`${USAGE}\n`);
     return;
   }
-  const server = parsed.values.server ?? (process.env.PLAYGROUND_URL || undefined);
-  if (server !== undefined && parsed.values.db !== undefined) fail("--server and --db: give one of them", 2);
+  if (parsed.values.server !== undefined && parsed.values.db !== undefined)
+    fail("--server and --db: give one of them", 2);
+  // PLAYGROUND_URL says where the app is for the commands that can ask it; --db, or a command that
+  // works in this process (run, compare, retention), goes on without it.
+  const server =
+    parsed.values.server ??
+    (parsed.values.db === undefined ? process.env.PLAYGROUND_URL || undefined : undefined);
   if (command === "user" || command === "token" || command === "account") {
     // Loaded only here: a headless run needs no sign-in code, and it is most of the start-up time.
     const [{ manageAccounts, openDatabaseAccounts, serverAccounts }, { AccountError }, { logToStderr }] =
@@ -220,19 +226,22 @@ async function main() {
     return;
   }
   if (command === "retention") {
-    if (server !== undefined)
+    if (parsed.values.server !== undefined)
       fail("retention works on the database itself: give DATABASE_URL or --db, not --server", 2);
     if (scenarioPath !== undefined) fail(USAGE, 2);
     process.stdout.write(`${JSON.stringify(await retainEvents(parsed.values), null, 2)}\n`);
     return;
   }
-  if (server !== undefined) {
+  if (command !== "run" && command !== "compare") {
+    fail(command === undefined ? USAGE : `unknown command ${JSON.stringify(command)}\n${USAGE}`, 2);
+  }
+  if (parsed.values.server !== undefined) {
     fail(
-      "run and compare run the scenario in this process; to start a run in the app, POST it to /api/runs",
+      "run and compare run the scenario in this process, not in the app at --server; to start a run in the app, POST it to /api/runs",
       2,
     );
   }
-  if ((command !== "run" && command !== "compare") || !scenarioPath || extra.length > 0) fail(USAGE, 2);
+  if (!scenarioPath || extra.length > 0) fail(USAGE, 2);
 
   let text: string;
   try {
