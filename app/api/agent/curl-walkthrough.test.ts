@@ -36,7 +36,7 @@ describe("docs/agent-api.md's curl walkthrough", () => {
   }, async () => {
     const script = await walkthroughScript();
     const shell = spawn("bash", ["-c", script], {
-      env: { ...process.env, PLAYGROUND_URL: server.url, TOKEN: accounts.agent.token },
+      env: { ...process.env, PLAYGROUND_URL: server.url, PLAYGROUND_TOKEN: accounts.agent.token },
       stdio: ["ignore", "pipe", "inherit"],
     });
     const lines: string[] = [];
@@ -83,5 +83,20 @@ describe("docs/agent-api.md's curl walkthrough", () => {
       '{"callId":"w","status":"ok","edited":true,"arguments":"{\\"to\\":\\"b@example.com\\"}"}',
       "COMPLETED",
     ]);
+  });
+
+  it("ends, saying why, when the token is wrong: its loops stop on a refusal", {
+    timeout: 60_000,
+  }, async () => {
+    const shell = spawn("bash", ["-c", await walkthroughScript()], {
+      env: { ...process.env, PLAYGROUND_URL: server.url, PLAYGROUND_TOKEN: "tp_no-such-token" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let errors = "";
+    shell.stderr.on("data", (chunk) => {
+      errors += chunk;
+    });
+    await new Promise((resolve) => shell.on("exit", resolve));
+    expect(errors).toContain('"code":"unauthenticated"');
   });
 });
