@@ -7,6 +7,7 @@
 import type { Environment } from "@marcbachmann/cel-js";
 import { Environment as CelEnvironment } from "@marcbachmann/cel-js";
 import { isMap, isSeq, LineCounter, parseDocument, type YAMLMap } from "yaml";
+import { findUnsafeMatchesPattern } from "./condition-patterns";
 import { createPolicyEnvironment } from "./policy-context";
 
 export const POLICY_EFFECTS = ["allow", "require", "deny"] as const;
@@ -244,7 +245,7 @@ function checkRule(
 
 /**
  * Compiles one CEL condition in `environment`, checked like a rule's `when`: it must compile against
- * the declared variables and be a boolean. Returns its evaluator, or what is wrong with it. Also
+ * the declared variables, be a boolean, and match only literal, safe patterns. Returns its evaluator, or what is wrong with it. Also
  * used for a grant's condition (docs/policies.md#grants).
  */
 export function compileCondition(
@@ -256,6 +257,8 @@ export function compileCondition(
   if (checked.type !== "bool" && checked.type !== "dyn")
     return { problem: `must be a boolean, is ${checked.type}` };
   const evaluate = environment.parse(condition);
+  const unsafe = findUnsafeMatchesPattern(evaluate.ast);
+  if (unsafe) return { problem: unsafe };
   return { test: (bindings) => evaluate(bindings) };
 }
 
