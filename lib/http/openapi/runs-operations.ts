@@ -167,7 +167,8 @@ export const RUNS_OPERATIONS: ApiOperation[] = [
     queryParameters: [
       {
         name: "wait",
-        description: "`settled`: answer once the decided calls have run",
+        description:
+          "`settled`: answer once the decided calls have run (an agent's run: once the decision took effect, as its calls are the agent's to run)",
         schema: { enum: ["settled"] },
       },
     ],

@@ -197,6 +197,24 @@ export function describeAgentProtocolContract(label: string, open: () => Promise
       });
     });
 
+    it("a decision that waits for the run to settle answers once the call is the agent's to run, not when it acts", async () => {
+      const { runId } = await protocol.openRun(openInput({ limits: { maxParallelToolCalls: 3 } }), AGENT);
+      await protocol.submitTurn(runId, AGENT, { turn: 0, text: null, calls: [send("gate")] }, { waitMs: 0 });
+      await until(runId, "approval");
+      const view = await backing.hosts[1].loadView(runId);
+      // The agent does nothing until the decision has answered: waiting for it would never end.
+      const decided = await backing.hosts[1].decide(runId, {
+        approve: true,
+        actor: "Ana",
+        turnDigest: view?.pending?.turnDigest ?? null,
+      });
+      expect(decided.status).toBe("RUNNING");
+      const released = await until(runId, "execute");
+      expect(released.releases.map((release) => release.callId)).toEqual(["gate"]);
+      await reportAll(runId, released);
+      await until(runId, "submit_turn");
+    });
+
     it("an error of the approved call, a denial, a cancel invalidate the calls after it", async () => {
       const turn = { turn: 0, text: null, calls: [send("gate"), read("later")] };
       const failed = (await protocol.openRun(openInput(), AGENT)).runId;

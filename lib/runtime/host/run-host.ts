@@ -410,10 +410,22 @@ export function createRunHost(options: RunHostOptions) {
     startRun,
     startAgentRun,
     planTurn,
-    /** Applies a decision and answers once the run next waits or ends (HTTP API, CLI). */
+    /**
+     * Applies a decision and answers once the run next waits or ends (HTTP API, CLI); an agent's run,
+     * once the decision took effect (RUNNING: what comes next is the agent's to do).
+     */
     async decide(runId: string, decision: Decision) {
       const { settled, ...started } = await startDecision(runId, decision, coordinator);
-      return { ...started, status: await watchDeadline(runId, settled) };
+      const status = watchDeadline(runId, settled);
+      // An agent's run goes on in the agent's hands (the released calls' reports, its next turn),
+      // which may take minutes or never come: the answer says it runs on instead of waiting for that.
+      if (started.outcome !== "counted" && scenarios.known(runId)?.model.kind === "agent") {
+        status.catch((error: unknown) =>
+          options.log?.("an agent's run failed after a decision", { runId, error: String(error) }),
+        );
+        return { ...started, status: "RUNNING" as const };
+      }
+      return { ...started, status: await status };
     },
     /** Applies a decision and answers once it has taken effect; the run goes on in `settled`. */
     async startDecision(runId: string, decision: Decision) {
