@@ -19,3 +19,16 @@ export const personNameSchema = z
   .min(1, "name the person")
   .max(MAX_PERSON_NAME_LENGTH, `at most ${MAX_PERSON_NAME_LENGTH} characters`)
   .refine((name) => !UNPRINTABLE.test(name), "only printable characters (no control or invisible ones)");
+
+/**
+ * A name an outside program gives something people are shown beside other names (an agent, its
+ * run): not empty, at most `maxLength` characters, printable as a person's name must be, so that
+ * `\u202e` cannot make one read as another on /runs, the inbox and the audit.
+ */
+export function printableNameSchema(maxLength: number) {
+  return z
+    .string()
+    .min(1)
+    .max(maxLength)
+    .refine((name) => !UNPRINTABLE.test(name), "only printable characters (no control or invisible ones)");
+}

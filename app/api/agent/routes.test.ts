@@ -181,6 +181,19 @@ describe("the agent API", () => {
     expect(forged.status).toBe(400);
   });
 
+  it("refuses a run or agent name that would show as another (bidirectional or invisible characters)", async () => {
+    for (const [body, field] of [
+      [{ name: "agent over HTTP", agent: { name: "\u202eevil" }, tools: TOOLS }, "agent.name"],
+      [{ name: "pay\u200broll", agent: { name: "http-bot" }, tools: TOOLS }, "name"],
+    ] as const) {
+      const refused = await routes.open.POST(post(agentHeaders, body));
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).error.issues).toEqual([
+        { path: field, message: "only printable characters (no control or invisible ones)" },
+      ]);
+    }
+  });
+
   it("refuses hostile turns and reports with a clear 4xx, storing nothing", async () => {
     const runId = await openRun();
     const turn = (calls: unknown[]) => post(agentHeaders, { turn: 0, text: null, calls });

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ownRecordSchema } from "../own-record-schema";
+import { printableNameSchema } from "../person-name-schema";
 import { agentModelSchema, scenarioLimitsSchema } from "../scenario/scenario-schema";
 import { approvalTimeoutSchema, customToolDeclarationSchema } from "../tools/custom-tool-declaration";
 
@@ -18,8 +19,9 @@ export const MAX_POLL_WAIT_SECONDS = 60;
 /** `POST /api/agent/runs`: what an agent opens a run with. */
 export const openAgentRunInputSchema = z
   .object({
-    name: z.string().min(1).max(200),
-    agent: agentModelSchema.shape.agent,
+    // Checked as it comes in; a stored run's scenario is decoded as it was stored.
+    name: printableNameSchema(200),
+    agent: agentModelSchema.shape.agent.extend({ name: printableNameSchema(200) }),
     /** The agent's own tools, declared as a scenario declares custom tools; the agent executes them. */
     tools: z
       .array(customToolDeclarationSchema.omit({ result: true, error: true, delayMs: true }))
