@@ -87,5 +87,8 @@ describe("npm run playground -- run <scenario.json>", () => {
     expect(usage.stderr).toContain("usage: npm run -s playground -- <command>");
     expect(usage.stderr).toContain("run <scenario.json>");
     expect(usage.stderr).toContain("token create <email>");
+    const help = runCli(["--help"]);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("usage: npm run -s playground -- <command>");
   });
 });

@@ -103,7 +103,8 @@ async function main() {
   }
   const [command, scenarioPath, ...extra] = parsed.positionals;
   if (parsed.values.help) {
-    process.stderr.write(`${USAGE}\n`);
+    // Asked for, it is the output (`--help | less`); a usage printed for bad usage goes to stderr.
+    process.stdout.write(`${USAGE}\n`);
     return;
   }
   if (parsed.values.server !== undefined && parsed.values.db !== undefined)

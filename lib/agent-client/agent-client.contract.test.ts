@@ -342,6 +342,8 @@ describe("the agent client", () => {
       lossy.openRun({ name: "lossy", agent: { name: "lossy-bot" }, tools: TOOLS }),
     ).rejects.toMatchObject({
       code: "unavailable",
+      // Which server it tried: a wrong --server is what a person then looks for.
+      message: expect.stringContaining(`The server did not answer POST ${server.url}/api/agent/runs:`),
     });
     expect(sent).toBe(1);
 

@@ -82,7 +82,7 @@ export class AgentHttp {
         if (attempt >= this.#retry.attempts || options.repeatable === false) {
           throw new AgentClientError(
             "unavailable",
-            `The server did not answer ${method} ${path}: ${String(error)}`,
+            `The server did not answer ${method} ${this.#base}${path}: ${String(error)}`,
             {
               cause: error,
             },
