@@ -169,7 +169,7 @@ describe("the agent client", () => {
     expect(outcome.calls[0]?.reply).toBe("not to that address");
     const told = outcome.calls.map(toolResultForModel);
     expect(told[0]).toMatchObject({ kind: "denied" });
-    expect(told[0]?.text).toContain("not to that address");
+    expect(told[0]?.text).toBe("An approver denied this call: not to that address. It did not run.");
     expect(told[1]?.text).toMatch(/not executed/i);
   });
 

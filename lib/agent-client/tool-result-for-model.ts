@@ -23,8 +23,10 @@ export function toolResultForModel(call: CallOutcomeView): ModelToolResult {
       };
     }
     case "denied": {
-      const reason = call.reply
-        ? `An approver denied this call: ${call.reply}`
+      // The approver's reply as typed, ended as a sentence so that the next one does not run into it.
+      const reply = call.reply?.trim();
+      const reason = reply
+        ? `An approver denied this call: ${/[.!?…]["')\]]*$/u.test(reply) ? reply : `${reply}.`}`
         : "An approver denied this call.";
       return { kind: "denied", reason, text: `${reason} It did not run.` };
     }
