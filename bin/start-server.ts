@@ -51,6 +51,8 @@ const dir = process.cwd();
 if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: "production" });
 const { default: next } = await import("next");
 
+// As `next start` does: the app's code reads its port here (lib/server/database.ts tells the CLI).
+process.env.PORT = String(port);
 const app = next({ dev: false, dir, hostname, port });
 let lane: ApiLane | null = null;
 let refuseUndecodablePath: PathCheck = () => false;

@@ -58,6 +58,8 @@ export interface OpenDatabaseOptions {
    * held by one process at a time (db/folder-lock.ts), and another one is told who holds it.
    */
   command?: string;
+  /** Where this process answers HTTP, when it is the app: told to another that finds the folder held. */
+  address?: string | undefined;
 }
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
@@ -70,15 +72,21 @@ export const DEFAULT_PGLITE_DATA_DIR = path.join(/* turbopackIgnore: true */ ".d
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   return options.url
     ? openPostgres(options.url, options.directUrl, options.onQuery)
-    : openPglite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR, options.command ?? describeThisProcess());
+    : openPglite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR, {
+        command: options.command ?? describeThisProcess(),
+        address: options.address,
+      });
 }
 
-async function openPglite(dataDir: string, command: string): Promise<DatabaseHandle> {
+async function openPglite(
+  dataDir: string,
+  holder: { command: string; address: string | undefined },
+): Promise<DatabaseHandle> {
   if (dataDir === "memory://") return wrapPglite(await createMigratedMemoryPglite(), async () => {});
   // Taken before PGlite reads a byte of the folder, given up only after it has closed it.
   let client: PGlite | null = null;
   const lock = await lockFolder(dataDir, {
-    command,
+    ...holder,
     onWait: (message) => process.stderr.write(`${message}\n`),
     onLost: (error) => {
       process.stderr.write(

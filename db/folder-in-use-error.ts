@@ -7,6 +7,8 @@ export interface FolderHolder {
   /** What the process is, in words a person recognises ("the app server", "playground user list"). */
   command: string;
   since: string;
+  /** Where the holder answers HTTP, when it is the app (`http://localhost:3000`). */
+  address?: string;
 }
 
 /**
@@ -38,8 +40,9 @@ function describeRefusal(folder: string, holder: FolderHolder | null): string {
   return [
     `The embedded database ${folder} is in use by ${who}.`,
     "Only one process at a time may open a PGlite folder: a second one would corrupt it.",
-    "Stop that process first; or, while the app runs, use its HTTP API (the CLI does, with",
-    "--server http://localhost:3000 and an API token in PLAYGROUND_TOKEN); or put the app and its",
-    "tools on a Postgres server (DATABASE_URL), which any number of processes share.",
+    "Stop that process first; or, while the app runs, use its HTTP API (the CLI's account, policy,",
+    `export, archive and delete commands do, with --server ${holder?.address ?? "<the app's address, such as http://localhost:3000>"}`,
+    "and an API token in PLAYGROUND_TOKEN; the app applies its migrations itself as it starts); or",
+    "put the app and its tools on a Postgres server (DATABASE_URL), which any number of processes share.",
   ].join(" ");
 }

@@ -28,10 +28,10 @@ function newFolder(): string {
 }
 
 /** Another process that takes the folder's lock and keeps it until killed; resolves once it holds it. */
-async function holdInAnotherProcess(folder: string): Promise<ChildProcess> {
+async function holdInAnotherProcess(folder: string, address?: string): Promise<ChildProcess> {
   const script = `
     const { lockFolder } = await import(${JSON.stringify(path.resolve("db/folder-lock.ts"))});
-    await lockFolder(${JSON.stringify(folder)}, { command: "the holder in a test", onLost() {} });
+    await lockFolder(${JSON.stringify(folder)}, { command: "the holder in a test", address: ${JSON.stringify(address)}, onLost() {} });
     process.stdout.write("held\\n");
     setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
@@ -75,8 +75,17 @@ describe("lockFolder", () => {
     expect(message).toContain(folder);
     expect(message).toContain(`process ${holder.pid} (the holder in a test, since `);
     expect(message).toMatch(/Stop that process first/);
-    expect(message).toContain("--server http://localhost:3000");
+    // The holder said no address: the message says what to put there.
+    expect(message).toContain("--server <the app's address, such as http://localhost:3000>");
     expect(message).toContain("DATABASE_URL");
+  });
+
+  it("names the app's own address when the app holds the folder", async () => {
+    const folder = newFolder();
+    await holdInAnotherProcess(folder, "http://localhost:4992");
+    const refusal = await lockHere(folder).catch((error: unknown) => error);
+    expect((refusal as FolderInUseError).holder?.address).toBe("http://localhost:4992");
+    expect((refusal as Error).message).toContain("with --server http://localhost:4992 and an API token");
   });
 
   it("takes over the lock of a holder killed with kill -9, once it has gone stale", async () => {

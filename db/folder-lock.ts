@@ -29,6 +29,8 @@ export interface FolderLock {
 export interface LockFolderOptions {
   /** What this process is, for the message another process gets. */
   command: string;
+  /** Where this process answers HTTP, when it is the app: another process is told to use it. */
+  address?: string | undefined;
   /**
    * Called if the lock is lost while held: its directory was removed, or another
    * process took it over because this one stopped refreshing it for STALE_MS (a
@@ -95,6 +97,7 @@ export async function lockFolder(folder: string, options: LockFolderOptions): Pr
     hostname: hostname(),
     command: options.command,
     since: new Date().toISOString(),
+    ...(options.address ? { address: options.address } : {}),
   });
   // proper-lockfile removes the lock itself when the process exits (not on `kill -9`); this, its note.
   const forgetHolder = () => rmSync(holderPath(absolute), { force: true });
@@ -155,6 +158,7 @@ function readHolder(folder: string): FolderHolder | null {
       hostname: holder.hostname,
       command: typeof holder.command === "string" ? holder.command : "unknown",
       since: typeof holder.since === "string" ? holder.since : "",
+      ...(typeof holder.address === "string" ? { address: holder.address } : {}),
     };
   } catch {
     // No holder file: it was taken a moment ago, or by a process that died before writing it.

@@ -21,7 +21,10 @@ export function getDatabase(): Promise<DatabaseHandle> {
   }
   const opened = builtProcessPart<Promise<DatabaseHandle>>("database");
   if (opened) return opened;
-  const opening = openDatabase({ ...databaseOptionsFromEnv(), command: "the app server" });
+  // `next dev`, `next start` and bin/start-server.ts set PORT before the app's code runs.
+  const address =
+    process.env.PORT && process.env.PORT !== "0" ? `http://localhost:${process.env.PORT}` : undefined;
+  const opening = openDatabase({ ...databaseOptionsFromEnv(), command: "the app server", address });
   // A failed open is not kept: the next request tries again.
   opening.catch(() => {
     if (builtProcessPart("database") === opening) replaceProcessPart("database", undefined);
