@@ -53,7 +53,10 @@ test("beside the running app, the CLI, the worker and a second server are refuse
     const listed = playground(["user", "list", "--db", folder]);
     expect(listed.status).toBe(1);
     expect(listed.stderr).toContain(holder);
-    expect(listed.stderr).toContain("--server http://localhost:3000");
+    // The app's own address, from the port it was started on.
+    expect(listed.stderr).toContain(
+      `--server http://localhost:${new URL(server.baseURL).port} and an API token`,
+    );
     expect(listed.stderr).not.toMatch(/\n\s+at /);
 
     const worker = spawnSync(
