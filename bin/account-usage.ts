@@ -1,9 +1,9 @@
-import { ROLES } from "../lib/wire/roles";
+import { PERSON_ROLES } from "../lib/wire/roles";
 
 /** The account commands, for usage messages (kept apart so the `run` command loads no auth code). */
-export const ACCOUNT_USAGE = `  user add <email> --role <${ROLES.join("|")}> [--name NAME] [--password-env VAR]
+export const ACCOUNT_USAGE = `  user add <email> --role <${PERSON_ROLES.join("|")}> [--name NAME] [--password-env VAR]
   user list
-  user role <email> --role <${ROLES.join("|")}>   (never the last admin's)
+  user role <email> --role <${PERSON_ROLES.join("|")}>   (never the last admin's)
   user deactivate <email> | user activate <email>   (deactivated: no sign-in, sessions end, tokens stop)
   user password <email> [--password-env VAR]   (sets it from PLAYGROUND_NEW_PASSWORD; their sessions end)
   user remove <email>   (with their sessions and tokens; the audit keeps their rows)

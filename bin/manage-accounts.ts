@@ -15,7 +15,7 @@ import {
   type UserSummary,
 } from "../lib/server/auth/accounts";
 import { createAuth, readSecret } from "../lib/server/auth/auth";
-import { isRole, ROLES, type Role } from "../lib/wire/roles";
+import { isRole, PERSON_ROLES, ROLES, type Role } from "../lib/wire/roles";
 import { ACCOUNT_USAGE } from "./account-usage";
 import type { ServerClient } from "./server-client";
 
@@ -110,14 +110,14 @@ export async function manageAccounts(accounts: AccountStore, args: AccountArgume
   if (noun === "user" && verb === "list") return json(await accounts.listUsers());
   if (noun === "user" && verb === "add" && subject) {
     if (!isRole(args.role))
-      throw new AccountError("invalid_request", `--role must be one of ${ROLES.join(", ")}.`);
+      throw new AccountError("invalid_request", `--role must be one of ${PERSON_ROLES.join(", ")}.`);
     const password = readPassword(args.passwordEnv ?? "PLAYGROUND_NEW_PASSWORD", "the new user's password");
     const name = args.name ?? subject.split("@")[0] ?? subject;
     return json(await accounts.addUser({ email: subject, name, password, role: args.role }));
   }
   if (noun === "user" && verb === "role" && subject) {
     if (!isRole(args.role))
-      throw new AccountError("invalid_request", `--role must be one of ${ROLES.join(", ")}.`);
+      throw new AccountError("invalid_request", `--role must be one of ${PERSON_ROLES.join(", ")}.`);
     return json(await accounts.changeUser({ email: subject, role: args.role }));
   }
   if (noun === "user" && (verb === "deactivate" || verb === "activate") && subject) {

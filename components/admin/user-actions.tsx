@@ -5,7 +5,7 @@ import { useState } from "react";
 import { changeUserAction, removeUserAction } from "@/app/actions/manage-accounts";
 import type { UserSummary } from "@/lib/server/auth/accounts";
 import type { ActionResult } from "@/lib/wire/action-result";
-import { ROLES, type Role } from "@/lib/wire/roles";
+import { PERSON_ROLES, type Role } from "@/lib/wire/roles";
 import type { FormMessageValue } from "../ui/form-message";
 
 /**
@@ -56,7 +56,7 @@ export function UserActions({
         <label>
           <span className="visually-hidden">Role of {user.email}</span>
           <select value={role} onChange={(event) => setRole(event.target.value as Role)} disabled={isBusy}>
-            {ROLES.map((option) => (
+            {PERSON_ROLES.map((option) => (
               <option key={option} value={option}>
                 {option}
               </option>

@@ -8,6 +8,9 @@
 export const ROLES = ["agent", "viewer", "operator", "approver", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
+/** The roles a person may hold: `agent` is for the API tokens outside agents send, never a person's. */
+export const PERSON_ROLES = ["viewer", "operator", "approver", "admin"] as const;
+
 /** What each role adds, for messages that say which role is needed. */
 export const ROLE_ABILITIES: Record<Role, string> = {
   agent: "open and drive its own agent runs",

@@ -125,6 +125,21 @@ describe(`account changes (${testDriverName})`, () => {
     });
   });
 
+  it("gives a person no agent role, adding or changing them: that role is an API token's", async () => {
+    const admin = await person("admin");
+    const viewer = await person("viewer");
+    const actor = { id: admin.id, email: admin.email };
+    const refusal = { code: "invalid_request", message: expect.stringContaining("agent is an API token's") };
+    await expect(
+      addUser(auth, handle.db, actor, { email: "bot@example.com", name: "Bot", password, role: "agent" }),
+    ).rejects.toMatchObject(refusal);
+    await expect(
+      setUserRole(auth, handle.db, actor, { email: viewer.email, role: "agent" }),
+    ).rejects.toMatchObject(refusal);
+    expect((await listUsers(handle.db)).find((user) => user.email === viewer.email)?.role).toBe("viewer");
+    expect((await listUsers(handle.db)).some((user) => user.email === "bot@example.com")).toBe(false);
+  });
+
   it("deactivating ends the person's sessions and their tokens stop at once; reactivating restores the tokens", async () => {
     const admin = await person("admin");
     const someone = await person("operator");

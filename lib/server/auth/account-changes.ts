@@ -3,7 +3,7 @@ import { and, count, desc, eq, lt, ne, not, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { type AccountEventKind, account, accountEvents, session, user } from "@/db/schema";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
-import { isRole, type Role } from "@/lib/wire/roles";
+import { isRole, PERSON_ROLES, type Role } from "@/lib/wire/roles";
 import { AccountError, createUser, type UserSummary } from "./accounts";
 import { type Auth, createAuth } from "./auth";
 import { forgetAuthChange } from "./identity-cache";
@@ -137,6 +137,7 @@ export async function addUser(
   actor: AccountActor,
   input: { email: string; name: string; password: string; role: Role },
 ): Promise<UserSummary> {
+  checkPersonRole(input.role);
   return changeAccounts(auth, db, async (transaction, authority) => {
     const created = await createUser(authority, input);
     await recordAccountEvent(transaction, actor, created, "user_added", `as ${created.role}`);
@@ -151,6 +152,7 @@ export async function setUserRole(
   actor: AccountActor,
   input: { email: string; role: Role },
 ): Promise<UserSummary> {
+  checkPersonRole(input.role);
   const changed = await changeAccounts(auth, db, async (transaction, authority) => {
     const subject = await findUser(transaction, input.email);
     const before = roleOf(subject);
@@ -333,6 +335,15 @@ export async function listAccountEvents(
 }
 
 /** Applies one change of {@link changeUserSchema}'s kinds (the actions, the route and the CLI share it). */
+/** A person's role is one of {@link PERSON_ROLES}: the agent role is a token's, on every path that sets one. */
+function checkPersonRole(role: Role): void {
+  if ((PERSON_ROLES as readonly string[]).includes(role)) return;
+  throw new AccountError(
+    "invalid_request",
+    `A person's role is one of ${PERSON_ROLES.join(", ")}; ${role} is an API token's (token create --role ${role}).`,
+  );
+}
+
 export async function changeUser(
   auth: Auth,
   db: Db,
