@@ -7,13 +7,16 @@ import { ROLES } from "@/lib/wire/roles";
 
 const roleSchema = z.enum(ROLES);
 
+/** As better-auth takes it (8 to 128 characters): a longer one was refused only as the user was made. */
+const passwordSchema = z.string().min(8, "use at least 8 characters").max(128, "use at most 128 characters");
+
 /** A person who can sign in (the password is hashed by better-auth and never stored or echoed). */
 export const addUserSchema = z
   .object({
     email: z.email("enter an email address"),
     name: personNameSchema,
     role: roleSchema,
-    password: z.string().min(8, "use at least 8 characters").max(200),
+    password: passwordSchema,
   })
   .strict();
 
@@ -24,8 +27,6 @@ export const createTokenSchema = z
 
 /** A token's id (better-auth's, as listed): tokens are revoked by id, never by name. */
 export const tokenIdSchema = z.string().regex(/^[\w-]{1,64}$/, "a token's id, as listed");
-
-const passwordSchema = z.string().min(8, "use at least 8 characters").max(128, "use at most 128 characters");
 
 /** A person, named by their e-mail (as the admin page and the CLI name them). */
 export const userEmailSchema = z.email("enter an email address");

@@ -81,19 +81,20 @@ describe("a person's name", () => {
 
   it("is checked by POST /api/users and the add-user action", async () => {
     const { POST } = await import("@/app/api/users/route");
-    const add = (name: string) =>
+    const add = (name: string, password = "new-password-1") =>
       POST(
         new Request("http://test/api/users", {
           method: "POST",
           headers: { ...accounts.admin.headers, "content-type": "application/json" },
-          body: JSON.stringify({
-            email: "new@test.example",
-            name,
-            role: "viewer",
-            password: "new-password-1",
-          }),
+          body: JSON.stringify({ email: "new@test.example", name, role: "viewer", password }),
         }),
       );
+    // A password better-auth would refuse (over 128 characters) is refused here, naming the field.
+    const longPassword = await add("Long Password", "p".repeat(129));
+    expect(longPassword.status).toBe(400);
+    expect(await longPassword.json()).toMatchObject({
+      error: { issues: [{ path: "password", message: "use at most 128 characters" }] },
+    });
     // 5 MB is more than any body the API reads: refused before it is parsed.
     expect((await add(HUGE)).status).toBe(413);
     for (const name of ["y".repeat(101), WITH_NUL, "\t"]) {
