@@ -11,7 +11,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { type ApiLane, loadApiLane } from "./api-lane.ts";
 import { startWithAsyncContextFrame } from "./async-context-frame.ts";
-import { loadUndecodablePathRefusal, type PathCheck } from "./undecodable-path.ts";
+import { loadRefusalsBeforeNext, type RequestCheck } from "./refused-before-next.ts";
 
 // First, before Next loads: on Node 22 this process starts again with AsyncLocalStorage's frame.
 startWithAsyncContextFrame();
@@ -55,10 +55,10 @@ const { default: next } = await import("next");
 process.env.PORT = String(port);
 const app = next({ dev: false, dir, hostname, port });
 let lane: ApiLane | null = null;
-let refuseUndecodablePath: PathCheck = () => false;
+let refuseBeforeNext: RequestCheck = () => false;
 try {
   await app.prepare(); // also runs instrumentation.ts: the database opens before the first request
-  refuseUndecodablePath = loadUndecodablePathRefusal(path.join(dir, ".next"));
+  refuseBeforeNext = loadRefusalsBeforeNext(path.join(dir, ".next"));
   if (process.env.PLAYGROUND_API_LANE !== "off") lane = await loadApiLane(path.join(dir, ".next"));
 } catch (error) {
   // Said plainly, without a stack: a missing build is the newcomer's case (`npm start` before `npm run build`).
@@ -68,7 +68,7 @@ try {
 const handleWithNext = app.getRequestHandler();
 
 const server = createServer((incoming, outgoing) => {
-  if (refuseUndecodablePath(incoming, outgoing)) return;
+  if (refuseBeforeNext(incoming, outgoing)) return;
   if (lane?.(incoming, outgoing)) return;
   handleWithNext(incoming, outgoing).catch((error: unknown) => {
     console.error(`Failed to handle request for ${incoming.url}:`, error);

@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_rule_approver: 403,
   not_found: 404,
+  method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
   too_many_streams: 429,

@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, get, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadUndecodablePathRefusal } from "./undecodable-path";
+import { loadRefusalsBeforeNext } from "./refused-before-next";
 
-// Next answers a path it cannot decode with a bare text 500; the production server answers it first.
+// Next answers a path it cannot decode, or a method nothing takes, with a bare text 500; the
+// production server answers them first.
 let server: Server;
 let base: string;
 const build = mkdtempSync(path.join(tmpdir(), "tp-build-"));
@@ -25,7 +26,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  const refuse = loadUndecodablePathRefusal(build);
+  const refuse = loadRefusalsBeforeNext(build);
   server = createServer((incoming, outgoing) => {
     if (refuse(incoming, outgoing)) return;
     outgoing.writeHead(200).end("handed on");
@@ -38,12 +39,13 @@ afterAll(async () => {
   rmSync(build, { recursive: true, force: true });
 });
 
-/** A GET of `rawPath` exactly as written (fetch would normalise it). */
+/** A request of `rawPath` exactly as written (fetch would normalise it), by `method`. */
 function fetchRaw(
   rawPath: string,
+  method = "GET",
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
-    get(`${base}${rawPath}`, (response) => {
+    request(`${base}${rawPath}`, { method }, (response) => {
       let body = "";
       response.on("data", (chunk) => {
         body += chunk;
@@ -51,7 +53,9 @@ function fetchRaw(
       response.on("end", () =>
         resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
       );
-    }).on("error", reject);
+    })
+      .on("error", reject)
+      .end();
   });
 }
 
@@ -85,4 +89,27 @@ describe("a path that is not percent-encoded UTF-8", () => {
       expect(await fetchRaw(rawPath)).toMatchObject({ status: 200, body: "handed on" });
     },
   );
+});
+
+describe("a method no page or route takes", () => {
+  it.each(["TRACE", "PROPFIND", "MKCOL"])(
+    "%s is a 405 naming the methods there are, with the one error body",
+    async (method) => {
+      const answer = await fetchRaw("/api/runs", method);
+      expect(answer.status).toBe(405);
+      expect(answer.headers.allow).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+      expect(answer.headers["x-content-type-options"]).toBe("nosniff");
+      expect(JSON.parse(answer.body)).toEqual({
+        error: {
+          code: "method_not_allowed",
+          message: expect.stringContaining(`The method "${method}" is not one`),
+        },
+        pending: null,
+      });
+    },
+  );
+
+  it.each(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])("%s is handed on", async (method) => {
+    expect(await fetchRaw("/api/runs", method)).toMatchObject({ status: 200 });
+  });
 });
