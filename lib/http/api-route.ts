@@ -107,7 +107,7 @@ export async function readBody<Schema extends z.ZodType>(
 
 /** {@link readBody}'s first half: the body's JSON, refused as it refuses it, not yet validated. */
 export async function readJsonBody(request: Request): Promise<unknown> {
-  const mediaType = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  const mediaType = mediaTypeOf(request);
   if (mediaType !== "application/json") {
     throw RequestRefusal.of(
       "unsupported_media_type",
@@ -123,6 +123,11 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   } catch {
     throw invalid("", "the body is not valid JSON");
   }
+}
+
+/** The body's media type as its Content-Type names it, lower-cased, without parameters ("" for none). */
+export function mediaTypeOf(request: Request): string {
+  return (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
 async function readLimitedText(request: Request): Promise<string> {

@@ -9,17 +9,20 @@ export const publishPolicySchema = z
   })
   .strict();
 
+// Zod checks this even when the format failed: a text not in the format is that issue only.
+function isFromYearOne(text: string): boolean {
+  return !/^\d{4}-/.test(text) || new Date(text).getUTCFullYear() >= 1;
+}
+const FROM_YEAR_ONE = "must be in year 1 or later";
+
 /**
  * An instant a query names: ISO 8601 with its offset, on a real calendar day, from year 1 on (the
  * database keeps no year 0, and 10000 is past what ISO's four digits say).
  */
-export const isoInstantSchema = z.iso
-  .datetime({ offset: true })
-  // Zod checks this even when the format failed: a text not in the format is that issue only.
-  .refine(
-    (text) => !/^\d{4}-/.test(text) || new Date(text).getUTCFullYear() >= 1,
-    "must be in year 1 or later",
-  );
+export const isoInstantSchema = z.iso.datetime({ offset: true }).refine(isFromYearOne, FROM_YEAR_ONE);
+
+/** A calendar day in ISO 8601 (`2026-12-01`, from its start, UTC), from year 1 on. */
+export const isoDaySchema = z.iso.date().refine(isFromYearOne, FROM_YEAR_ONE);
 
 /**
  * `POST /api/policies/backtest`: a candidate, the time range of recorded runs to replay it over,

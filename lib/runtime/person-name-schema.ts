@@ -5,6 +5,8 @@ import { MAX_PERSON_NAME_LENGTH } from "./person-name";
 // joiners), unpaired surrogates and line or paragraph separators: nothing a name needs, and each
 // can make a name look like another or break what stores and shows it.
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Zl}\p{Zp}]/u;
+const isPrintable = (name: string) => !UNPRINTABLE.test(name);
+const PRINTABLE_ONLY = "only printable characters (no control or invisible ones)";
 
 /**
  * A person's display name, the same on every path that sets one (sign-up,
@@ -18,7 +20,7 @@ export const personNameSchema = z
   .trim()
   .min(1, "name the person")
   .max(MAX_PERSON_NAME_LENGTH, `at most ${MAX_PERSON_NAME_LENGTH} characters`)
-  .refine((name) => !UNPRINTABLE.test(name), "only printable characters (no control or invisible ones)");
+  .refine(isPrintable, PRINTABLE_ONLY);
 
 /**
  * A name an outside program gives something people are shown beside other names (an agent, its
@@ -26,9 +28,5 @@ export const personNameSchema = z
  * `\u202e` cannot make one read as another on /runs, the inbox and the audit.
  */
 export function printableNameSchema(maxLength: number) {
-  return z
-    .string()
-    .min(1)
-    .max(maxLength)
-    .refine((name) => !UNPRINTABLE.test(name), "only printable characters (no control or invisible ones)");
+  return z.string().min(1).max(maxLength).refine(isPrintable, PRINTABLE_ONLY);
 }

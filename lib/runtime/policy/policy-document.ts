@@ -245,8 +245,8 @@ function checkRule(
 
 /**
  * Compiles one CEL condition in `environment`, checked like a rule's `when`: it must compile against
- * the declared variables, be a boolean, and match only literal, safe patterns. Returns its evaluator, or what is wrong with it. Also
- * used for a grant's condition (docs/policies.md#grants).
+ * the declared variables, be a boolean, and match only literal, safe patterns. Returns its
+ * evaluator, or what is wrong with it. Also used for a grant's condition (docs/policies.md#grants).
  */
 export function compileCondition(
   environment: Environment,

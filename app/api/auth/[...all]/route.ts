@@ -1,6 +1,6 @@
 import { toNextJsHandler } from "better-auth/next-js";
 import { z } from "zod";
-import { readJsonBody } from "@/lib/http/api-route";
+import { mediaTypeOf, readJsonBody } from "@/lib/http/api-route";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { isDisabledAuthPath } from "@/lib/server/auth/auth";
 import {
@@ -46,8 +46,8 @@ export async function POST(sent: Request) {
  * passed on as the same JSON (reading a clone instead leaves a large body's other half unread).
  */
 async function withCheckedJson(request: Request): Promise<Request | Response> {
-  const mediaType = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
-  if (mediaType !== "application/json") return request; // better-auth answers what it does not take
+  // better-auth answers a body it does not take.
+  if (mediaTypeOf(request) !== "application/json") return request;
   try {
     const body = JSON.stringify(validateInput(await readJsonBody(request), z.unknown()));
     const headers = new Headers(request.headers);

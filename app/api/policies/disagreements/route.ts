@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { handleRoute } from "@/lib/http/api-route";
-import { isoInstantSchema } from "@/lib/http/policy-schemas";
+import { isoDaySchema, isoInstantSchema } from "@/lib/http/policy-schemas";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getDatabase } from "@/lib/server/database";
 import { listShadowDisagreements } from "@/lib/server/policies/policies";
@@ -19,10 +19,7 @@ export const GET = handleRoute({ role: "admin" }, async (request: Request) => {
 });
 
 /** An instant, or a day (from its start, UTC), each on the calendar and from year 1 on. */
-const sinceSchema = z.union([
-  isoInstantSchema,
-  z.iso.date().refine((day) => new Date(day).getUTCFullYear() >= 1),
-]);
+const sinceSchema = z.union([isoInstantSchema, isoDaySchema]);
 
 function readSince(raw: string): Date {
   const parsed = sinceSchema.safeParse(raw);
