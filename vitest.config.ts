@@ -21,8 +21,10 @@ export default defineConfig({
       "bench/**/*.test.ts",
     ],
     environment: "node",
-    // The server's JSON log lines stay out of test output unless they are warnings (a test that reads logs captures its own).
+    // The server's warnings and errors are kept per test and printed only when it fails
+    // (lib/server/testing/log-on-failure.ts); a test that reads its lines captures its own.
     env: { LOG_LEVEL: "warn" },
+    setupFiles: ["lib/server/testing/log-on-failure.ts"],
     // CI also writes machine-readable results, which .ci/run adds up.
     reporters: process.env.VITEST_JSON_FILE ? ["default", "json"] : ["default"],
     outputFile: process.env.VITEST_JSON_FILE ? { json: process.env.VITEST_JSON_FILE } : undefined,

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { toErrorBody } from "@/lib/http/error-response";
 import { withoutQueryParameters } from "@/lib/server/ops/logger";
 import type { RunService } from "@/lib/server/runs/run-service";
@@ -20,12 +20,11 @@ beforeAll(async () => {
   ({ approver } = setup.accounts);
   route = await import("./route");
   service = await setup.runService();
+});
+beforeEach(() => {
   log = captureLog("info"); // tests run the server's logger at warn
 });
 afterEach(() => {
-  log.lines.length = 0;
-});
-afterAll(async () => {
   log.restore();
 });
 
