@@ -32,12 +32,10 @@ const twoGates = (name: string, options: { failFirstGate?: boolean } = {}): Scen
     turns: [
       {
         calls: [
-          {
-            id: "w",
-            name: "write_file",
-            // A path outside the workspace makes the first gate fail when it runs.
-            arguments: { path: options.failFirstGate ? "../escape.txt" : "new.txt", content: "fresh" },
-          },
+          options.failFirstGate
+            ? // A file that is not there makes the first gate fail when it runs.
+              { id: "w", name: "delete_file", arguments: { path: "missing.txt" } }
+            : { id: "w", name: "write_file", arguments: { path: "new.txt", content: "fresh" } },
           { id: "r1", name: "list_files", arguments: { dir: "" } },
           { id: "d", name: "delete_file", arguments: { path: "old.txt" } },
           { id: "r2", name: "read_file", arguments: { path: "keep.txt" } },

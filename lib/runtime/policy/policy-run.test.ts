@@ -90,3 +90,40 @@ describe("a run under a live and a shadow policy", () => {
     ]);
   });
 });
+
+describe("a path that climbs out of where a rule looks", () => {
+  it('is refused as written ("docs/../a.txt" names "a.txt"): no rule allows it, nothing is written, nothing is approved', async () => {
+    const host = createMemoryRunHost({ policies: { current: async () => ({ live, shadow: null }) } });
+    const { runId, settled } = await host.startRun(
+      buildScenario({
+        name: "climbing out of docs",
+        workspace: { "a.txt": "original" },
+        model: {
+          kind: "scripted",
+          turns: [
+            {
+              calls: [
+                {
+                  id: "up",
+                  name: "write_file",
+                  arguments: { path: "docs/../a.txt", content: "overwritten" },
+                },
+              ],
+            },
+            { calls: [{ name: "finish", arguments: { summary: "done" } }] },
+          ],
+        },
+      }),
+    );
+    expect(await settled).toBe("COMPLETED");
+    const [first] = (await host.loadView(runId))?.steps ?? [];
+    expect(first?.calls[0]).toMatchObject({
+      id: "up",
+      status: "not_dispatched",
+      error: { code: "invalid_arguments" },
+    });
+    expect(first?.calls[0]?.error?.message).toContain('"a.txt"');
+    expect(await host.store.listApprovals(runId)).toEqual([]);
+    expect(host.toolContext(runId).workspace.snapshot()).toEqual({ "a.txt": "original" });
+  });
+});

@@ -242,7 +242,7 @@ describe(`execution rules (in memory)`, () => {
     },
   );
 
-  it("a plain batch runs its valid calls and answers malformed or unknown ones with an error result", async () => {
+  it("a plain batch runs its valid calls and answers malformed, unknown or invalid ones with an error result", async () => {
     const report = await headless({
       name: "plain batch with bad calls",
       workspace: { "a.txt": "A" },
@@ -262,13 +262,20 @@ describe(`execution rules (in memory)`, () => {
       },
     });
     const calls = report.steps[0]?.calls ?? [];
-    expect(calls.map((call) => call.status)).toEqual(["not_dispatched", "not_dispatched", "ok", "error"]);
+    // A path that leaves the workspace is refused as the call is planned, as its schema would be.
+    expect(calls.map((call) => call.status)).toEqual([
+      "not_dispatched",
+      "not_dispatched",
+      "ok",
+      "not_dispatched",
+    ]);
     expect(calls[0]?.error?.code).toBe("malformed_arguments");
     expect(calls[1]?.error?.code).toBe("unknown_tool");
+    expect(calls[3]?.error).toMatchObject({ code: "invalid_arguments" });
     expect(calls[3]?.error?.message).toContain("../etc/passwd");
     expect(report.steps[0]?.plan).toMatchObject({
       kind: "execute",
-      segments: [{ kind: "wave", batchIndexes: [2, 3] }],
+      segments: [{ kind: "wave", batchIndexes: [2] }],
     });
   });
 

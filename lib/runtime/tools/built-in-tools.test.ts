@@ -100,6 +100,38 @@ describe("file tools", () => {
   });
 });
 
+describe("a file tool's path, checked before its call is planned", () => {
+  const problems = (name: string, args: Record<string, unknown>) =>
+    getTool(name).checkArguments?.(args) ?? [];
+
+  it("passes a path written as it resolves, and the root's own spellings for list_files", () => {
+    expect(problems("write_file", { path: "docs/a.md", content: "" })).toEqual([]);
+    for (const dir of ["", ".", "./", "docs"]) expect(problems("list_files", { dir })).toEqual([]);
+    expect(problems("list_files", {})).toEqual([]);
+  });
+
+  it("refuses one that resolves elsewhere, naming the path it resolves to", () => {
+    for (const [name, written, resolved] of [
+      ["write_file", "docs/../a.txt", '"a.txt"'],
+      ["read_file", "a//b.txt", '"a/b.txt"'],
+      ["delete_file", "./a.txt", '"a.txt"'],
+      ["list_files", "docs/..", '""'],
+    ] as const) {
+      const key = name === "list_files" ? "dir" : "path";
+      expect(problems(name, { [key]: written })).toEqual([
+        expect.stringContaining(`as the path it resolves to, ${resolved}`),
+      ]);
+    }
+  });
+
+  it("refuses one the tool could never use, before anyone is asked to approve it", () => {
+    expect(problems("write_file", { path: "../escape.txt", content: "" })).toEqual([
+      expect.stringContaining("escapes the workspace"),
+    ]);
+    expect(problems("delete_file", { path: "/etc/passwd" })).toEqual([expect.stringContaining("path:")]);
+  });
+});
+
 describe("memory, task and terminal tools", () => {
   it("memory_set then memory_get round-trips a JSON value", async () => {
     const context = createMemoryToolContext();

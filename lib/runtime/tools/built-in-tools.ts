@@ -16,6 +16,30 @@ function describeObjectSchema(
   return { type: "object", properties, required, additionalProperties: false };
 }
 
+/**
+ * A path argument must be written as it resolves ("docs/../a.txt" is refused, naming "a.txt"): policy
+ * rules, grants and the approver read the path as written, and the tool acts on the resolved one, so
+ * the two must be the same path. A path the tool would refuse (one that leaves the workspace) is
+ * refused here too, before anyone is asked to approve it. `allowRoot`: "" names the whole workspace.
+ */
+const ROOT_SPELLINGS = new Set([".", "./"]);
+
+function checkPathArgument(key: string, options: { allowRoot?: boolean } = {}) {
+  return (args: Record<string, unknown>): string[] => {
+    const written = args[key];
+    if (typeof written !== "string") return []; // absent where optional; a wrong type is the schema's
+    try {
+      const resolved = normalizeWorkspacePath(written, options);
+      if (resolved === written || (resolved === "" && ROOT_SPELLINGS.has(written))) return [];
+      return [
+        `${key}: write ${JSON.stringify(written)} as the path it resolves to, ${JSON.stringify(resolved)}, so that rules and approvers read the path that is used`,
+      ];
+    } catch (error) {
+      return [`${key}: ${error instanceof Error ? error.message : String(error)}`];
+    }
+  };
+}
+
 const PATH_PROPERTY = {
   type: "string",
   minLength: 1,
@@ -29,6 +53,7 @@ const readFileTool: ToolDefinition = {
   resourceClass: "pure_read",
   effect: "READ",
   approval: "never",
+  checkArguments: checkPathArgument("path"),
   async execute(args, context) {
     throwIfAborted(context.signal);
     const path = normalizeWorkspacePath(readStringArgument(args, "path"));
@@ -50,6 +75,7 @@ const listFilesTool: ToolDefinition = {
   resourceClass: "pure_read",
   effect: "READ",
   approval: "never",
+  checkArguments: checkPathArgument("dir", { allowRoot: true }),
   async execute(args, context) {
     throwIfAborted(context.signal);
     const dir = normalizeWorkspacePath(readOptionalStringArgument(args, "dir") ?? "", { allowRoot: true });
@@ -78,6 +104,7 @@ const writeFileTool: ToolDefinition = {
   resourceClass: "write",
   effect: "IDEMPOTENT_WRITE",
   approval: "always",
+  checkArguments: checkPathArgument("path"),
   async execute(args, context) {
     throwIfAborted(context.signal);
     const path = normalizeWorkspacePath(readStringArgument(args, "path"));
@@ -94,6 +121,7 @@ const deleteFileTool: ToolDefinition = {
   resourceClass: "write",
   effect: "NON_IDEMPOTENT_WRITE",
   approval: "always",
+  checkArguments: checkPathArgument("path"),
   async execute(args, context) {
     throwIfAborted(context.signal);
     const path = normalizeWorkspacePath(readStringArgument(args, "path"));

@@ -49,6 +49,11 @@ export interface ToolDefinition {
   fingerprint?: string;
   /** Reads the definition afresh, right before a call is sent: its fingerprint now, or null when the tool is gone. */
   currentFingerprint?(signal: AbortSignal): Promise<string | null>;
+  /**
+   * What its schema cannot say about valid arguments (a file tool's path), checked after the schema
+   * and before the call is planned: each problem refuses the call as a schema's would.
+   */
+  checkArguments?(args: Record<string, unknown>): string[];
   /** Where a tool defined elsewhere comes from, shown to the approver with its definition. */
   origin?: ToolOrigin;
   execute(args: Record<string, unknown>, context: ToolContext): Promise<unknown>;

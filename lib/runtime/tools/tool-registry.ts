@@ -102,7 +102,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       if (validate === undefined) {
         return [`tool ${JSON.stringify(name)} is not registered`];
       }
-      return validate(args) ? [] : formatSchemaErrors(validate.errors);
+      if (!validate(args)) return formatSchemaErrors(validate.errors);
+      return tools.get(name)?.checkArguments?.(args as Record<string, unknown>) ?? [];
     },
   };
 }
