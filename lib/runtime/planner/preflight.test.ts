@@ -64,6 +64,10 @@ describe("preflightCall", () => {
     ["null", "got null"],
     ["3", "got a number"],
     ['"a.txt"', "got a string"],
+    // One value to the rules and the approver, maybe the other to whatever runs it.
+    ['{"path":"evil.txt","path":"a.txt"}', 'the key "path" is written twice; write each key once'],
+    ['{"path":"evil.txt","\\u0070ath":"a.txt"}', 'the key "path" is written twice'],
+    ['{"path":"a.txt","o":{"k":[{"x":1,"x":2}]}}', 'the key "x" is written twice in the object at o.k.0'],
   ])("reports %j as malformed (%s)", (rawArguments, reason) => {
     const preflighted = preflightCall(createCall("read_file", rawArguments, 1), registry);
     expect(preflighted.problem?.code).toBe("malformed_arguments");

@@ -2,6 +2,7 @@
  * Preflight of one tool call (docs/planning-rules.md#preflight): everything the planner needs to know
  * about a call, computed once, without running anything.
  */
+import { findDuplicateKey } from "../json-duplicate-keys";
 import { findJsonValueProblem } from "../json-limits";
 import type { PolicyDecision } from "../policy/decide-call";
 import type { ShadowRecord } from "../policy/policy-source";
@@ -124,6 +125,15 @@ function parseArgumentsObject(raw: string): ArgumentsParsing {
   if (problem) {
     const where = problem.path.length > 0 ? ` at ${problem.path.join(".")}` : "";
     return { ok: false, reason: `are not usable: the value${where} ${problem.message}` };
+  }
+  // Parsed, the last of a repeated key wins; the approver and the rules must read what the tool will.
+  const duplicate = findDuplicateKey(raw);
+  if (duplicate) {
+    const where = duplicate.path.length > 0 ? ` in the object at ${duplicate.path.join(".")}` : "";
+    return {
+      ok: false,
+      reason: `are ambiguous: the key ${JSON.stringify(duplicate.key)} is written twice${where}; write each key once`,
+    };
   }
   return { ok: true, value: value as Record<string, unknown> };
 }
