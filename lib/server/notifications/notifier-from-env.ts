@@ -19,7 +19,16 @@ export function createNotifierFromEnv(
   return createNotifier({
     outbox: createNotificationOutbox(db),
     channels,
-    appUrl: env.BETTER_AUTH_URL ?? "http://localhost:3000",
+    appUrl: notificationAppUrl(env),
     env,
   });
+}
+
+/**
+ * Where the links in messages point (docs/notifications.md#links-in-messages): `BETTER_AUTH_URL`,
+ * else this server on localhost at the port it listens on. A background sweep sends them, with no
+ * request whose origin could say; `next dev`, `next start` and bin/start-server.ts set PORT first.
+ */
+function notificationAppUrl(env: Record<string, string | undefined>): string {
+  return env.BETTER_AUTH_URL || `http://localhost:${env.PORT || 3000}`;
 }

@@ -22,6 +22,7 @@ import {
 import { startSmtpCapture as startSmtp } from "@/lib/server/testing/smtp-capture";
 import { confirmDecisionLink, openDecisionLink } from "./decision-links";
 import { createNotifier } from "./notifier";
+import { createNotifierFromEnv } from "./notifier-from-env";
 import { ownPreferencesSchema, readOwnPreferences, saveOwnPreferences } from "./own-preferences";
 import { endOfQuietHours } from "./quiet-hours";
 import { verifyWebhookSignature } from "./webhook-signature";
@@ -450,6 +451,70 @@ describe(`notifications on ${testDriverName}`, () => {
       });
     } finally {
       notifier.close();
+      await smtp.close();
+    }
+  });
+
+  it("links start with BETTER_AUTH_URL, else with localhost at the server's PORT, on every channel", async () => {
+    const hook = await startReceiver();
+    const slack = await startReceiver();
+    receivers.push(hook, slack);
+    const smtp = await startSmtp();
+    /** The links one waiting run's messages carry, sent by the notifier built from `env`. */
+    async function linksSent(env: Record<string, string>, name: string) {
+      const notifier = createNotifierFromEnv(harness.handle.db, () => {}, {
+        ...env,
+        HOOK_SECRET: SECRET,
+        PLAYGROUND_NOTIFICATIONS: JSON.stringify({
+          [`${name}-hook`]: {
+            kind: "webhook",
+            url: hook.url,
+            secretEnv: "HOOK_SECRET",
+            to: { roles: ["approver"] },
+          },
+          [`${name}-slack`]: { kind: "slack", url: slack.url, to: { roles: ["approver"] } },
+          [`${name}-mail`]: {
+            kind: "email",
+            from: "playground@example.com",
+            smtp: { host: "127.0.0.1", port: smtp.port },
+            to: { users: ["ada@example.com"] },
+          },
+        }),
+      });
+      try {
+        const runId = await startWaiting(name);
+        await notifier.sweep();
+        const mail = smtp.mails.at(-1)?.raw ?? "";
+        return {
+          runId,
+          hook: JSON.parse(hook.requests.at(-1)?.body ?? "").items[0].links.open,
+          slack: JSON.parse(slack.requests.at(-1)?.body ?? "").blocks.find(
+            (block: { type: string }) => block.type === "actions",
+          ).elements[0].url,
+          mail: [...mail.matchAll(/(?:Approve|Deny|Open): (\S+)/g)].map((found) => found[1]),
+        };
+      } finally {
+        notifier.close();
+      }
+    }
+    try {
+      const onPort = await linksSent({ PORT: "4991" }, "on-port");
+      expect(onPort.hook).toBe(`http://localhost:4991/runs/${onPort.runId}`);
+      expect(onPort.slack).toBe(`http://localhost:4991/runs/${onPort.runId}`);
+      expect(onPort.mail).toEqual([
+        expect.stringMatching(/^http:\/\/localhost:4991\/decision-links\/[\w-]+$/),
+        expect.stringMatching(/^http:\/\/localhost:4991\/decision-links\/[\w-]+$/),
+        expect.stringMatching(/^http:\/\/localhost:4991\/decision-links\/[\w-]+$/),
+      ]);
+      const atPublicUrl = await linksSent({ PORT: "4991", BETTER_AUTH_URL: APP_URL }, "public");
+      expect(atPublicUrl.hook).toBe(`${APP_URL}/runs/${atPublicUrl.runId}`);
+      expect(atPublicUrl.slack).toBe(`${APP_URL}/runs/${atPublicUrl.runId}`);
+      expect(atPublicUrl.mail).toEqual([
+        expect.stringMatching(/^https:\/\/playground\.example\/decision-links\/[\w-]+$/),
+        expect.stringMatching(/^https:\/\/playground\.example\/decision-links\/[\w-]+$/),
+        expect.stringMatching(/^https:\/\/playground\.example\/decision-links\/[\w-]+$/),
+      ]);
+    } finally {
       await smtp.close();
     }
   });

@@ -30,7 +30,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
 export interface NotifierOptions {
   outbox: NotificationOutbox;
   channels: NotificationChannels;
-  /** The app's public URL, for the links in messages (BETTER_AUTH_URL). */
+  /** Where the links in messages point: BETTER_AUTH_URL, else this server on localhost (notifier-from-env.ts). */
   appUrl: string;
   /** Where secrets and SMTP credentials are read from (the server's environment). */
   env?: Record<string, string | undefined>;
