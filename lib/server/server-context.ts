@@ -147,6 +147,6 @@ export async function startServerBackgroundWork(): Promise<void> {
   if (parts().backgroundWork) return;
   const service = await getRunService();
   const log = (message: string, detail?: Record<string, unknown>) => getLogger().info(detail ?? {}, message);
-  const notifier = createNotifierFromEnv((await getDatabase()).db, log);
+  const notifier = createNotifierFromEnv((await getDatabase()).db, logWarning);
   parts().backgroundWork = startBackgroundWork(service, readExecutionSettings(), log, notifier);
 }

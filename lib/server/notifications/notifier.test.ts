@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { rowsOf } from "@/db/repositories/append-event";
 import { createApprovalRepository } from "@/db/repositories/approval-repository";
 import { createNotificationOutbox, type NotificationOutbox } from "@/db/repositories/notification-outbox";
@@ -13,6 +13,8 @@ import {
   notificationChannelSchema,
   readNotificationChannels,
 } from "@/lib/server/config/notification-channels";
+import { logWarning } from "@/lib/server/ops/logger";
+import { captureLog } from "@/lib/server/testing/captured-log";
 import { gatedWriteScenario } from "@/lib/server/testing/gated-write-scenario";
 import {
   buildScenario,
@@ -350,7 +352,9 @@ describe(`notifications on ${testDriverName}`, () => {
         },
       }),
     });
-    await startWaiting("flaky receiver");
+    const warnings = captureLog();
+    onTestFinished(() => warnings.restore());
+    const runId = await startWaiting("flaky receiver");
     await notifier.sweep();
     // Not due yet: the first retry waits a second, the next two.
     await notifier.sweep();
@@ -371,10 +375,148 @@ describe(`notifications on ${testDriverName}`, () => {
       { attempt: 2, isDelivered: false, detail: "the receiver answered 503" },
       { attempt: 3, isDelivered: true, detail: "the receiver answered 204" },
     ]);
+    // Each failed try is also a warning in the server's log, with no part of the message or secret.
+    expect(
+      warnings.lines.map(({ level, msg, channel, runIds, attempt, error }) => ({
+        level,
+        msg,
+        channel,
+        runIds,
+        attempt,
+        error,
+      })),
+    ).toEqual([
+      {
+        level: "warn",
+        msg: "a notification could not be delivered",
+        channel: "flaky",
+        runIds: [runId],
+        attempt: 1,
+        error: "the receiver answered 503",
+      },
+      {
+        level: "warn",
+        msg: "a notification could not be delivered",
+        channel: "flaky",
+        runIds: [runId],
+        attempt: 2,
+        error: "the receiver answered 503",
+      },
+    ]);
+    expect(JSON.stringify(warnings.lines)).not.toContain(SECRET);
+    expect(JSON.stringify(warnings.lines)).not.toContain("flaky receiver");
     // Every try carried the same delivery id, for a receiver to drop repeats.
     expect(new Set(receiver.requests.map((request) => request.headers["x-playground-delivery"])).size).toBe(
       1,
     );
+  });
+
+  it("an SMTP server that refuses the connection is a warning per try, naming the channel, the run and the code", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const notifier = createNotifier({
+      outbox,
+      appUrl: APP_URL,
+      env: { SMTP_PASSWORD: SECRET, SMTP_USER: "playground" },
+      channels: channels({
+        unreachable: {
+          kind: "email",
+          from: "playground@example.com",
+          smtp: { host: "127.0.0.1", port, userEnv: "SMTP_USER", passwordEnv: "SMTP_PASSWORD" },
+          to: { users: ["ada@example.com"] },
+        },
+      }),
+    });
+    const warnings = captureLog();
+    try {
+      const runId = await startWaiting("nobody listens");
+      await notifier.sweep();
+      expect(warnings.lines).toEqual([
+        expect.objectContaining({
+          level: "warn",
+          msg: "a notification could not be delivered",
+          channel: "unreachable",
+          runIds: [runId],
+          attempt: 1,
+          error: expect.stringContaining("ECONNREFUSED"),
+          retryAt: expect.any(String),
+        }),
+      ]);
+      expect(JSON.stringify(warnings.lines)).not.toContain(SECRET);
+      expect(JSON.stringify(warnings.lines)).not.toContain("ada@example.com");
+      expect((await outbox.listDeliveries("unreachable")).map((entry) => entry.isDelivered)).toEqual([false]);
+    } finally {
+      warnings.restore();
+      notifier.close();
+    }
+  });
+
+  it("at start, a configuration that cannot be read and a variable a channel names but is not set are warnings; unset is silent", () => {
+    const warnings = captureLog();
+    try {
+      const start = (env: Record<string, string>) =>
+        createNotifierFromEnv(harness.handle.db, logWarning, env).close();
+      start({});
+      expect(warnings.lines).toEqual([]);
+      start({
+        PLAYGROUND_NOTIFICATIONS: JSON.stringify({
+          ops: { kind: "slack", url: "ftp://x", to: { roles: ["approver"] } },
+        }),
+      });
+      expect(warnings.lines).toEqual([
+        expect.objectContaining({
+          level: "warn",
+          msg: "the notification channels cannot be read: none is configured",
+          problem: "PLAYGROUND_NOTIFICATIONS is invalid: ops.url: must be an http(s) URL",
+        }),
+      ]);
+      warnings.lines.length = 0;
+      start({
+        SMTP_USER: "playground",
+        PLAYGROUND_NOTIFICATIONS: JSON.stringify({
+          ops: {
+            kind: "webhook",
+            url: "https://hooks.example/x",
+            secretEnv: "OPS_HOOK_SECRET",
+            to: { roles: ["approver"] },
+          },
+          mail: {
+            kind: "email",
+            from: "playground@example.com",
+            smtp: { host: "smtp.example", userEnv: "SMTP_USER", passwordEnv: "SMTP_PASSWORD" },
+            to: { roles: ["approver"] },
+          },
+        }),
+      });
+      expect(
+        warnings.lines.map(({ level, msg, channel, field, variable }) => ({
+          level,
+          msg,
+          channel,
+          field,
+          variable,
+        })),
+      ).toEqual([
+        {
+          level: "warn",
+          msg: "a notification channel names a variable that is not set",
+          channel: "ops",
+          field: "secretEnv",
+          variable: "OPS_HOOK_SECRET",
+        },
+        {
+          level: "warn",
+          msg: "a notification channel names a variable that is not set",
+          channel: "mail",
+          field: "smtp.passwordEnv",
+          variable: "SMTP_PASSWORD",
+        },
+      ]);
+    } finally {
+      warnings.restore();
+    }
   });
 
   it("e-mails each person their own message over SMTP, in text and HTML", async () => {

@@ -10,6 +10,7 @@ import type {
 } from "@/db/repositories/notification-outbox";
 import { mayDecideCall, type PolicyDecision } from "@/lib/runtime";
 import type { NotificationChannel, NotificationChannels } from "@/lib/server/config/notification-channels";
+import { logWarning } from "@/lib/server/ops/logger";
 import { hasRole, isRole } from "@/lib/wire/roles";
 import { mintDecisionLinks } from "./decision-links";
 import { isRunHeard, itemForEvent, type NotificationItem, runMetadata } from "./notification-item";
@@ -41,6 +42,8 @@ export interface NotifierOptions {
   leaseMs?: number;
   /** The wait before a failed message's second try; it doubles each try, up to an hour. */
   backoffMs?: number;
+  /** Where each failed attempt is told as a warning (default the server's log), besides the delivery log. */
+  warn?: (message: string, detail?: Record<string, unknown>) => void;
 }
 
 export type Notifier = ReturnType<typeof createNotifier>;
@@ -78,6 +81,7 @@ export function createNotifier(options: NotifierOptions) {
   const now = options.now ?? (() => new Date());
   const env = options.env ?? process.env;
   const send = options.fetch ?? fetch;
+  const warn = options.warn ?? logWarning;
   const transports = new Map<string, Transporter>();
 
   /** A waiting item's lines on one channel: per person with their own links (e-mail), or one for a hook. */
@@ -361,12 +365,25 @@ export function createNotifier(options: NotifierOptions) {
             (options.backoffMs ?? DEFAULT_BACKOFF_MS) * 2 ** (message.attempt - 1),
             MAX_BACKOFF_MS,
           );
+          const retryAt = outcome.canRetry ? new Date(at.getTime() + backoff) : null;
           await options.outbox.recordAttempt(message, {
             isDelivered: outcome.isDelivered,
             detail: outcome.detail,
             at,
-            retryAt: outcome.canRetry ? new Date(at.getTime() + backoff) : null,
+            retryAt,
           });
+          // The delivery log is read only by someone who already suspects a channel: an operator
+          // watching the server's log learns of a failing one here. Ids and the failure, never the
+          // message, its recipient's address or the channel's secrets.
+          if (!outcome.isDelivered) {
+            warn("a notification could not be delivered", {
+              channel: message.channel,
+              runIds: [...new Set((message.items as NotificationItem[]).map((item) => item.runId))],
+              attempt: message.attempt,
+              error: outcome.detail,
+              retryAt: retryAt?.toISOString() ?? null,
+            });
+          }
         }),
       );
       return claimed.length;
