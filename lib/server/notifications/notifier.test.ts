@@ -302,6 +302,24 @@ describe(`notifications on ${testDriverName}`, () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
+  it("a run's name reaches Slack escaped, in the text its notifications show as in the blocks", async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const notifier = createNotifier({
+      outbox,
+      appUrl: APP_URL,
+      channels: channels({ escaped: { kind: "slack", url: receiver.url, to: { roles: ["approver"] } } }),
+    });
+    await startWaiting("<!channel> *urgent* <https://evil.example|click me> & more");
+    await notifier.sweep();
+    const body = JSON.parse(receiver.requests[0]?.body ?? "");
+    const escapedName = "&lt;!channel&gt; *urgent* &lt;https://evil.example|click me&gt; &amp; more";
+    expect(body.text).toContain(`“${escapedName}” waits for a decision on write_file`);
+    expect(body.blocks[0].text.text).toBe(body.text);
+    expect(receiver.requests[0]?.body).not.toContain("<!channel>");
+    expect(receiver.requests[0]?.body).not.toContain("<https://evil.example");
+  });
+
   it("three instances sweeping at once send each message once", async () => {
     const receiver = await startReceiver();
     receivers.push(receiver);

@@ -73,7 +73,9 @@ export function renderSlackBody(items: NotificationItem[], appUrl: string) {
       });
     }
   }
-  return { text: items.map(describeItem).join("\n"), blocks };
+  // The text is what Slack's notifications show, and it reads mrkdwn as the blocks do: a run's name
+  // there could mention everyone (<!channel>) or dress a link as anything.
+  return { text: items.map((item) => escapeSlack(describeItem(item))).join("\n"), blocks };
 }
 
 /** An e-mail to one person: every item of the batch, in text and in HTML. */
