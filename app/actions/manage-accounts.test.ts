@@ -47,6 +47,52 @@ describe("API tokens from the pages", () => {
     expect(await actions.revokeTokenAction({ id: own.data.summary.id })).toMatchObject({ ok: true });
   });
 
+  it("makes an agent token only for someone who may start runs: never a viewer's, from /account, /admin or the CLI", async () => {
+    const refusal = {
+      ok: false,
+      error: { code: "forbidden", message: expect.stringMatching(/must be an operator or above/) },
+    };
+    actAs("viewer");
+    expect(
+      await actions.createTokenAction({ email: accounts.viewer.email, name: "my-agent", role: "agent" }),
+    ).toMatchObject(refusal);
+    actAs("admin");
+    expect(
+      await actions.createTokenAction({ email: accounts.viewer.email, name: "their-agent", role: "agent" }),
+    ).toMatchObject(refusal);
+    // The CLI and POST /api/tokens make tokens through the same createToken, with no creator's role for the CLI.
+    const { createToken } = await import("@/lib/server/auth/accounts");
+    const { getAuth } = await import("@/lib/server/server-context");
+    await expect(
+      createToken(await getAuth(), setup.handle.db, {
+        email: accounts.viewer.email,
+        name: "cli",
+        role: "agent",
+      }),
+    ).rejects.toThrow(
+      `An agent token acts for its owner, who must be an operator or above to open agent runs; ${accounts.viewer.email} is viewer.`,
+    );
+
+    // Nor an operator's token limited to viewing: the agent token it made would start runs.
+    const limited = await createToken(await getAuth(), setup.handle.db, {
+      email: accounts.operator.email,
+      name: "viewing only",
+      role: "viewer",
+    });
+    requestHeaders.current = new Headers({ origin: "http://test", authorization: `Bearer ${limited.token}` });
+    expect(
+      await actions.createTokenAction({ email: accounts.operator.email, name: "escalated", role: "agent" }),
+    ).toMatchObject({
+      ok: false,
+      error: { code: "forbidden", message: expect.stringMatching(/you act as viewer/) },
+    });
+
+    actAs("operator");
+    expect(
+      await actions.createTokenAction({ email: accounts.operator.email, name: "my-agent", role: "agent" }),
+    ).toMatchObject({ ok: true, data: { summary: { role: "agent" } } });
+  });
+
   it("keeps adding users to admins", async () => {
     actAs("approver");
     const refused = await actions.addUserAction({

@@ -5,6 +5,7 @@
 // LOAD_APPROVER_TOKEN it drives those; without, it serves the app's routes itself on DATABASE_URL
 // (one instance, no Next router) and makes its own accounts. docs/performance.md#the-load-generator.
 import postgres from "postgres";
+import { AGENT_OWNER_ROLE } from "@/lib/wire/roles";
 import { formatRamp, rampLoad, rampOptionsFromEnv } from "./ramp";
 
 async function instances(): Promise<{
@@ -29,8 +30,10 @@ async function instances(): Promise<{
   const tokens: Record<string, string> = {};
   for (const role of ["agent", "approver"] as const) {
     const email = `load-${role}-${crypto.randomUUID().slice(0, 8)}@load.example`;
-    await createUser(auth, { email, name: `load ${role}`, password: "load-password-1", role });
-    tokens[role] = (await createToken(auth, db, { email, name: `load ${role}` })).token;
+    // The agent's token is an operator's: an agent token works only for someone who may start runs.
+    const personRole = role === "agent" ? AGENT_OWNER_ROLE : role;
+    await createUser(auth, { email, name: `load ${role}`, password: "load-password-1", role: personRole });
+    tokens[role] = (await createToken(auth, db, { email, name: `load ${role}`, role })).token;
   }
   const inbox = await import("@/app/api/inbox/route");
   const decision = await import("@/app/api/runs/[id]/decision/route");

@@ -1,7 +1,7 @@
 /**
  * Who may do what, from least to most: an agent (an API token an agent that
- * runs outside the playground sends, docs/agent-api.md) drives only the runs
- * it opened itself and sees nothing of people's pages; a viewer sees runs and the inbox; an
+ * runs outside the playground sends, docs/agent-api.md, on behalf of an operator or above) drives
+ * only the runs it opened itself and sees nothing of people's pages; a viewer sees runs and the inbox; an
  * operator also starts and cancels runs; an approver also decides; an admin
  * also manages users and tokens. Each role includes the ones before it.
  */
@@ -27,6 +27,20 @@ export function isRole(value: unknown): value is Role {
 /** True when `role` includes everything `needed` may do. */
 export function hasRole(role: Role, needed: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(needed);
+}
+
+/**
+ * The least role whose holder's agent tokens work: an agent's run is a run its token's owner starts,
+ * so an agent token never lets a person below an operator do what an operator does.
+ */
+export const AGENT_OWNER_ROLE = "operator" satisfies Role;
+
+/** Why an agent token of a person below {@link AGENT_OWNER_ROLE} opens and drives nothing. */
+export const AGENT_OWNER_RULE = `An agent token acts for its owner, who must be an ${AGENT_OWNER_ROLE} or above to open agent runs`;
+
+/** True when a person holding `role` may use an agent token (and so be given one). */
+export function mayOwnAgentToken(role: Role): boolean {
+  return hasRole(role, AGENT_OWNER_ROLE);
 }
 
 /** The lesser of two roles (a token never acts above its owner). */

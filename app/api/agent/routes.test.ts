@@ -181,6 +181,64 @@ describe("the agent API", () => {
     expect(forged.status).toBe(400);
   });
 
+  it("works only while the token's owner may start runs: a viewer's agent token opens and drives nothing", async () => {
+    const { apikey } = await import("@/db/schema");
+    const { eq } = await import("drizzle-orm");
+    const { createToken } = await import("@/lib/server/auth/accounts");
+    const { getAuth } = await import("@/lib/server/server-context");
+    // A viewer's agent token, as createToken made them before it refused to.
+    const { token, summary } = await createToken(await getAuth(), setup.handle.db, {
+      email: accounts.viewer.email,
+      name: "a viewer agent",
+      role: "viewer",
+    });
+    await setup.handle.db
+      .update(apikey)
+      .set({ metadata: JSON.stringify({ role: "agent" }) })
+      .where(eq(apikey.id, summary.id));
+    const viewersAgent = { authorization: `Bearer ${token}` };
+    const someRun = await openRun();
+
+    for (const refused of [
+      await routes.open.POST(
+        post(viewersAgent, { name: "x", agent: { name: "y" }, tools: TOOLS, mcpServers: ["memory"] }),
+      ),
+      await routes.run.GET(get(viewersAgent), params(someRun)),
+      await routes.next.GET(get(viewersAgent, "?wait=0"), params(someRun)),
+    ]) {
+      expect(refused.status).toBe(403);
+      expect((await refused.json()).error).toEqual({
+        code: "forbidden",
+        message:
+          "An agent token acts for its owner, who must be an operator or above to open agent runs; this token's owner is viewer.",
+      });
+    }
+  });
+
+  it("stops an operator's agent token at once when the operator becomes a viewer", async () => {
+    const { createToken, createUser } = await import("@/lib/server/auth/accounts");
+    const { setUserRole } = await import("@/lib/server/auth/account-changes");
+    const { getAuth } = await import("@/lib/server/server-context");
+    const auth = await getAuth();
+    const email = `demoted-${crypto.randomUUID().slice(0, 8)}@test.example`;
+    await createUser(auth, { email, name: "Soon a viewer", password: "test-password-1", role: "operator" });
+    const { token } = await createToken(auth, setup.handle.db, { email, name: "their agent", role: "agent" });
+    const headers = { authorization: `Bearer ${token}` };
+    const runId = await openRun(headers);
+    // Used once more, so the identity cache holds it as an operator's.
+    expect((await routes.run.GET(get(headers), params(runId))).status).toBe(200);
+
+    await setUserRole(auth, setup.handle.db, null, { email, role: "viewer" });
+    for (const refused of [
+      await routes.run.GET(get(headers), params(runId)),
+      await routes.turns.POST(post(headers, { turn: 0, text: "done", calls: [] }), params(runId)),
+      await routes.open.POST(post(headers, { name: "x", agent: { name: "y" }, tools: TOOLS })),
+    ]) {
+      expect(refused.status).toBe(403);
+      expect((await refused.json()).error.message).toMatch(/must be an operator or above/);
+    }
+  });
+
   it("refuses a run or agent name that would show as another (bidirectional or invisible characters)", async () => {
     for (const [body, field] of [
       [{ name: "agent over HTTP", agent: { name: "\u202eevil" }, tools: TOOLS }, "agent.name"],

@@ -2,12 +2,14 @@ import "server-only";
 import type { AgentIdentity } from "@/lib/runtime";
 import type { Identity } from "@/lib/server/auth/identity";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
-import { hasRole } from "@/lib/wire/roles";
+import { AGENT_OWNER_ROLE, AGENT_OWNER_RULE, hasRole, mayOwnAgentToken } from "@/lib/wire/roles";
 
 /**
  * The agent behind a request: an API token made with the `agent` role (or an
- * operator's, who may start runs anyway). A signed-in browser is no agent,
- * and a viewer's token may not open runs. Its runs are the ones it opened.
+ * operator's, who may start runs anyway), whose owner may start runs now. A
+ * signed-in browser is no agent, and neither a viewer's token nor an agent
+ * token of a viewer (however it was made, or if its owner was demoted since)
+ * may open or drive runs. Its runs are the ones it opened.
  */
 export function requireAgent(identity: Identity): AgentIdentity {
   if (identity.via !== "token" || !identity.token) {
@@ -16,7 +18,14 @@ export function requireAgent(identity: Identity): AgentIdentity {
       "The agent API takes an API token (Authorization: Bearer tp_…), made with --role agent.",
     );
   }
-  if (identity.role !== "agent" && !hasRole(identity.role, "operator")) {
+  // The owner's current role, not the token's: an `agent` token ranks below a viewer, so it alone limits nothing here.
+  if (!mayOwnAgentToken(identity.personRole)) {
+    throw RequestRefusal.of(
+      "forbidden",
+      `${AGENT_OWNER_RULE}; this token's owner is ${identity.personRole}.`,
+    );
+  }
+  if (identity.role !== "agent" && !hasRole(identity.role, AGENT_OWNER_ROLE)) {
     throw RequestRefusal.of(
       "forbidden",
       `This needs a token made with the agent role (or operator); the token sent is limited to ${identity.role}.`,

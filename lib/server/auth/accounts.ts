@@ -3,7 +3,14 @@ import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { apikey, user } from "@/db/schema";
 import { capPersonName, RuntimeError } from "@/lib/runtime";
-import { hasRole, isRole, type Role } from "@/lib/wire/roles";
+import {
+  AGENT_OWNER_ROLE,
+  AGENT_OWNER_RULE,
+  hasRole,
+  isRole,
+  mayOwnAgentToken,
+  type Role,
+} from "@/lib/wire/roles";
 import { type Auth, createAuth } from "./auth";
 import { forgetAuthChange } from "./identity-cache";
 import { readTokenRole } from "./token-metadata";
@@ -140,8 +147,9 @@ async function findUserByEmail(db: Db, email: string) {
 
 /**
  * Creates a named API token for a user, acting with `role` (never above the
- * user's own role, nor above the role of whoever creates it). Returns the
- * token, which is stored only as a hash: this is the one time it is seen.
+ * user's own role, nor above the role of whoever creates it; `agent` only
+ * when both may start runs). Returns the token, which is stored only as a
+ * hash: this is the one time it is seen.
  */
 export async function createToken(
   auth: Auth,
@@ -157,9 +165,10 @@ export async function createToken(
   const owner = await findUserByEmail(db, input.email);
   const ownerRole = isRole(owner.role) ? owner.role : "viewer";
   const role = input.role ?? ownerRole;
+  const creatorRole = input.creatorRole ?? ownerRole;
   for (const [limit, whose] of [
     [ownerRole, "its owner's"],
-    [input.creatorRole ?? ownerRole, "your"],
+    [creatorRole, "your"],
   ] as const) {
     if (!hasRole(limit, role)) {
       throw new AccountError(
@@ -167,6 +176,16 @@ export async function createToken(
         `A token's role can be at most ${whose} role (${limit}), not ${role}.`,
       );
     }
+  }
+  // An agent token starts runs, which `agent` ranking lowest would not keep from the owner or from its maker.
+  if (role === "agent" && !mayOwnAgentToken(ownerRole)) {
+    throw new AccountError("forbidden", `${AGENT_OWNER_RULE}; ${owner.email} is ${ownerRole}.`);
+  }
+  if (role === "agent" && !mayOwnAgentToken(creatorRole)) {
+    throw new AccountError(
+      "forbidden",
+      `An agent token starts runs, so only an ${AGENT_OWNER_ROLE} or above makes one; you act as ${creatorRole}.`,
+    );
   }
   // Names are unique per owner (a unique index decides a race), so the refusal says nothing about anyone else's.
   const nameTaken = new AccountError(

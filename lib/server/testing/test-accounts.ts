@@ -1,5 +1,5 @@
 import { getDatabase } from "@/lib/server/database";
-import { ROLES, type Role } from "@/lib/wire/roles";
+import { AGENT_OWNER_ROLE, ROLES, type Role } from "@/lib/wire/roles";
 import { createToken, createUser } from "../auth/accounts";
 import { getAuth } from "../server-context";
 
@@ -14,7 +14,8 @@ export interface TestAccount {
 
 /**
  * One user and API token per role on the process-wide database (install the
- * test database first): the identities route and action tests act as.
+ * test database first): the identities route and action tests act as. The
+ * `agent` account is an agent token of the least person who may own one.
  */
 export async function createTestAccounts(roles: readonly Role[] = ROLES): Promise<Record<Role, TestAccount>> {
   const auth = await getAuth();
@@ -26,7 +27,7 @@ export async function createTestAccounts(roles: readonly Role[] = ROLES): Promis
       email,
       name: `${role} tester`,
       password: "test-password-1",
-      role,
+      role: role === "agent" ? AGENT_OWNER_ROLE : role,
     });
     const { token } = await createToken(auth, db, {
       email,
