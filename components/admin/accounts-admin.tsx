@@ -5,7 +5,7 @@ import { type FormEvent, useState } from "react";
 import { addUserAction } from "@/app/actions/manage-accounts";
 import type { TokenSummary, UserSummary } from "@/lib/server/auth/accounts";
 import type { ActionResult } from "@/lib/wire/action-result";
-import type { Role } from "@/lib/wire/roles";
+import { PERSON_ROLES, type Role } from "@/lib/wire/roles";
 import { FormMessage, type FormMessageValue } from "../ui/form-message";
 import { RoleSelect, TokensPanel } from "./tokens-panel";
 import { UserActions } from "./user-actions";
@@ -104,7 +104,7 @@ export function AccountsAdmin({
           <label>
             Email <input name="email" type="email" required />
           </label>
-          <RoleSelect />
+          <RoleSelect roles={PERSON_ROLES} />
           <label>
             Password{" "}
             <input name="password" type="password" minLength={8} autoComplete="new-password" required />

@@ -4,26 +4,30 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { createTokenAction, revokeTokenAction } from "@/app/actions/manage-accounts";
 import type { TokenSummary, UserSummary } from "@/lib/server/auth/accounts";
-import { ROLES, type Role } from "@/lib/wire/roles";
+import { type Role, tokenRolesFor } from "@/lib/wire/roles";
 import { FormMessage, type FormMessageValue } from "../ui/form-message";
 import { Timestamp } from "../ui/timestamp";
 
 /**
  * API tokens: the list (never the secrets), "Create token" (the token is shown
  * once) and "Revoke". With `ownEmail`, the person's own tokens only; else the
- * owner is picked from `users` (a typed e-mail could name nobody). On a phone
- * each row stacks into labelled lines, as the audit's rows do.
+ * owner is picked from `users` (a typed e-mail could name nobody). The roles
+ * offered are the ones the owner's token may have (createToken decides). On a
+ * phone each row stacks into labelled lines, as the audit's rows do.
  */
 export function TokensPanel({
   tokens,
   ownEmail,
+  ownTokenRoles = [],
   users = [],
   onChange,
 }: {
   tokens: TokenSummary[];
   ownEmail?: string;
+  /** With `ownEmail`: the roles the person's own tokens may have. */
+  ownTokenRoles?: Role[];
   /** Whom an admin may make a token for: the active users. */
-  users?: Array<Pick<UserSummary, "email" | "name" | "isActive">>;
+  users?: Array<Pick<UserSummary, "email" | "name" | "role" | "isActive">>;
   /** Called when a token is made or revoked (the page clears its other messages). */
   onChange?: () => void;
 }) {
@@ -31,6 +35,10 @@ export function TokensPanel({
   const [newToken, setNewToken] = useState<string | null>(null);
   const [isCopied, setIsCopied] = useState(false);
   const [message, setMessage] = useState<FormMessageValue | null>(null);
+  const [chosenOwnerEmail, setChosenOwnerEmail] = useState("");
+  const chosenOwner = users.find((user) => user.email === chosenOwnerEmail);
+  // Until an admin picks the owner, only what anyone's token may be.
+  const tokenRoles = ownEmail ? ownTokenRoles : tokenRolesFor(chosenOwner?.role ?? "viewer");
   const field = (form: FormData, name: string) => String(form.get(name) ?? "");
   return (
     <section className="panel" aria-labelledby="tokens-heading">
@@ -123,6 +131,7 @@ export function TokensPanel({
           if (result.ok) {
             onChange?.();
             formElement.reset();
+            setChosenOwnerEmail("");
             router.refresh();
           }
         }}
@@ -133,7 +142,12 @@ export function TokensPanel({
         {!ownEmail && (
           <label>
             Owner
-            <select name="email" required defaultValue="">
+            <select
+              name="email"
+              required
+              value={chosenOwnerEmail}
+              onChange={(event) => setChosenOwnerEmail(event.target.value)}
+            >
               <option value="" disabled>
                 Choose a person
               </option>
@@ -147,19 +161,20 @@ export function TokensPanel({
             </select>
           </label>
         )}
-        <RoleSelect />
+        <RoleSelect roles={tokenRoles} />
         <button type="submit">Create token</button>
       </form>
     </section>
   );
 }
 
-export function RoleSelect() {
+/** A form's `role` field, offering `roles` (viewer first chosen). */
+export function RoleSelect({ roles }: { roles: readonly Role[] }) {
   return (
     <label>
       Role
       <select name="role" defaultValue="viewer">
-        {ROLES.map((role) => (
+        {roles.map((role) => (
           <option key={role} value={role}>
             {role}
           </option>

@@ -43,6 +43,19 @@ export function mayOwnAgentToken(role: Role): boolean {
   return hasRole(role, AGENT_OWNER_ROLE);
 }
 
+/**
+ * The roles a token of a person holding `ownerRole` may be made with, by someone holding
+ * `creatorRole`: none above either, and `agent` only when both may start runs.
+ */
+export function tokenRolesFor(ownerRole: Role, creatorRole: Role = ownerRole): Role[] {
+  return ROLES.filter(
+    (role) =>
+      hasRole(ownerRole, role) &&
+      hasRole(creatorRole, role) &&
+      (role !== "agent" || (mayOwnAgentToken(ownerRole) && mayOwnAgentToken(creatorRole))),
+  );
+}
+
 /** The lesser of two roles (a token never acts above its owner). */
 export function lesserRole(first: Role, second: Role): Role {
   return hasRole(first, second) ? second : first;

@@ -6,6 +6,7 @@ import { requirePageIdentity } from "@/lib/http/require-page-identity";
 import { listTokens } from "@/lib/server/auth/accounts";
 import { getDatabase } from "@/lib/server/database";
 import { readOwnPreferences } from "@/lib/server/notifications/own-preferences";
+import { tokenRolesFor } from "@/lib/wire/roles";
 
 export const metadata: Metadata = { title: "Your account · Tool Playground" };
 
@@ -30,7 +31,11 @@ export default async function AccountPage() {
         mutedChannels={notifications.preferences.mutedChannels}
         quietHours={notifications.preferences.quietHours}
       />
-      <TokensPanel tokens={tokens} ownEmail={identity.email} />
+      <TokensPanel
+        tokens={tokens}
+        ownEmail={identity.email}
+        ownTokenRoles={tokenRolesFor(identity.personRole, identity.role)}
+      />
     </div>
   );
 }
