@@ -57,9 +57,13 @@ async function isDatabaseDown(): Promise<boolean> {
 /**
  * Why an identity lacks a role, naming what limits it: the person's own role,
  * or, when the person has the role but the token they sent does not, the token.
+ * An agent's token is named as one, never its owner: the agent is not the person.
  */
 function describeMissingRole(identity: Identity, role: Role): string {
   const needed = `This needs the ${role} role (to ${ROLE_ABILITIES[role]})`;
+  if (identity.via === "token" && identity.role === "agent") {
+    return `${needed}; the API token sent is an agent's, which reaches only the agent API (/api/agent/runs).`;
+  }
   // The person may do it, but the token they sent may not.
   const isTokenTheLimit = identity.via === "token" && hasRole(identity.personRole, role);
   return isTokenTheLimit

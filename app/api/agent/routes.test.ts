@@ -162,7 +162,12 @@ describe("the agent API", () => {
     expect(foreign.status).toBe(404);
     const turn = { turn: 0, text: null, calls: [{ id: "a", name: "search", arguments: "{}" }] };
     expect((await routes.turns.POST(post(otherAgentHeaders, turn), params(runId))).status).toBe(404);
-    expect((await routes.peopleRun.GET(get(agentHeaders), params(runId))).status).toBe(403);
+    const peoplesPage = await routes.peopleRun.GET(get(agentHeaders), params(runId));
+    expect(peoplesPage.status).toBe(403);
+    // Named as an agent's token, not by its owner's e-mail and role.
+    expect((await peoplesPage.json()).error.message).toBe(
+      "This needs the viewer role (to see runs and the inbox); the API token sent is an agent's, which reaches only the agent API (/api/agent/runs).",
+    );
     expect((await routes.peopleRuns.GET(get(agentHeaders))).status).toBe(403);
     // A viewer's token is not an agent; a person may not start an agent run as a scenario.
     expect(
