@@ -1,62 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
-import { MIGRATIONS_FOLDER } from "./client";
+import { openEmptyDatabase, type PartlyMigratedDatabase } from "./testing/partly-migrated-database";
 import { testDriverName } from "./testing/test-database";
 
-/** The migrations as they were before run_events was partitioned (up to 0016). */
-function migrationsBeforePartitioning(): string {
-  const folder = mkdtempSync(path.join(tmpdir(), "tp-migrations-"));
-  cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-  const journalPath = path.join(folder, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8"));
-  journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < "0017");
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return folder;
-}
-
-interface Database {
-  query<T>(text: string, parameters?: unknown[]): Promise<T[]>;
-  migrate(folder: string): Promise<void>;
-  close(): Promise<void>;
-}
-
-async function openEmptyDatabase(): Promise<Database> {
-  const serverUrl = process.env.TEST_DATABASE_URL;
-  if (!serverUrl) {
-    const client = await PGlite.create("memory://");
-    return {
-      query: async (text, parameters) => (await client.query(text, parameters)).rows as never[],
-      migrate: (folder) => migratePglite(drizzlePglite(client), { migrationsFolder: folder }),
-      close: () => client.close(),
-    };
-  }
-  const name = `tp_test_${randomUUID().replaceAll("-", "")}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const client = postgres(url.toString(), { max: 1, onnotice: () => {} });
-  return {
-    query: async (text, parameters) => (await client.unsafe(text, parameters as never[])) as never[],
-    migrate: (folder) => migratePostgres(drizzlePostgres(client), { migrationsFolder: folder }),
-    close: async () => {
-      await client.end({ timeout: 5 });
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
-      await admin.end({ timeout: 5 });
-    },
-  };
-}
-
-const opened: Database[] = [];
+const opened: PartlyMigratedDatabase[] = [];
 afterAll(async () => {
   for (const database of opened) await database.close();
 });
@@ -65,14 +12,10 @@ describe(`migration 0017 on ${testDriverName}`, () => {
   it("moves every event of an unpartitioned log into the monthly partitions, and keeps it append-only", {
     timeout: 120_000,
   }, async () => {
-    const before = migrationsBeforePartitioning();
     const database = await openEmptyDatabase();
     opened.push(database);
-    try {
-      await database.migrate(before);
-    } finally {
-      rmSync(before, { recursive: true, force: true });
-    }
+    // As it was before run_events was partitioned.
+    await database.migrate("0017");
     const runIds = [randomUUID(), randomUUID()];
     for (const runId of runIds) {
       await database.query(
@@ -100,7 +43,7 @@ describe(`migration 0017 on ${testDriverName}`, () => {
     const rowsBefore = await readAll();
     expect(rowsBefore).toHaveLength(4);
 
-    await database.migrate(MIGRATIONS_FOLDER);
+    await database.migrate();
 
     expect(await readAll()).toEqual(rowsBefore);
     expect(
