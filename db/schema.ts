@@ -503,6 +503,9 @@ export const toolGrants = pgTable(
     /** The subject the scope names; the other two are null. */
     runId: uuid("run_id"),
     agent: storableText("agent"),
+    /** With `agent`, for an outside agent's: the person whose token opened the run it was given in. */
+    agentOwnerId: text("agent_owner_id"),
+    agentOwnerName: storableText("agent_owner_name"),
     starterId: text("starter_id"),
     condition: storableText("condition"),
     /** For an MCP tool: the fingerprint of the definition that was approved. */

@@ -6,7 +6,12 @@ import type { TestAccount } from "@/lib/server/testing/test-accounts";
 import type { Role } from "@/lib/wire/roles";
 
 let accounts: Record<Role, TestAccount>;
+/** `Authorization` of another token of the agent account's owner, and of another person's agent token. */
+let rotatedAgentHeaders: Record<string, string>;
+let othersAgentHeaders: Record<string, string>;
 let routes: {
+  openAgentRun: typeof import("../agent/runs/route");
+  agentTurns: typeof import("../agent/runs/[id]/turns/route");
   runs: typeof import("../runs/route");
   run: typeof import("../runs/[id]/route");
   decision: typeof import("../runs/[id]/decision/route");
@@ -18,7 +23,17 @@ const setup = setUpRouteTests();
 
 beforeAll(async () => {
   accounts = setup.accounts;
+  const { createToken } = await import("@/lib/server/auth/accounts");
+  const { getAuth } = await import("@/lib/server/server-context");
+  const agentToken = async (email: string, name: string) => {
+    const { token } = await createToken(await getAuth(), setup.handle.db, { email, name, role: "agent" });
+    return { authorization: `Bearer ${token}` };
+  };
+  rotatedAgentHeaders = await agentToken(accounts.agent.email, "rotated agent");
+  othersAgentHeaders = await agentToken(accounts.operator.email, "operator agent");
   routes = {
+    openAgentRun: await import("../agent/runs/route"),
+    agentTurns: await import("../agent/runs/[id]/turns/route"),
     runs: await import("../runs/route"),
     run: await import("../runs/[id]/route"),
     decision: await import("../runs/[id]/decision/route"),
@@ -40,6 +55,44 @@ async function runUntil(name: string, status: string): Promise<{ runId: string; 
   const { runId } = await created.json();
   await expect.poll(async () => (await readRun(runId)).status, { timeout: 20_000 }).toBe(status);
   return { runId, turnDigest: (await readRun(runId)).pending?.turnDigest ?? "" };
+}
+
+const agentPost = (headers: Record<string, string>, url: string, body: unknown) =>
+  new Request(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+
+/**
+ * Opens a run of the agent "grant-agent" with the token of `headers` and submits a gated write:
+ * the run and what the agent is answered once the turn is planned.
+ */
+async function agentWrites(headers: Record<string, string>) {
+  const opened = await routes.openAgentRun.POST(
+    agentPost(headers, "http://test/api/agent/runs", {
+      name: "agent writes",
+      agent: { name: "grant-agent" },
+      tools: [
+        {
+          name: "write_note",
+          resourceClass: "write",
+          effect: "NON_IDEMPOTENT_WRITE",
+          approval: "always",
+          parameters: { type: "object" },
+        },
+      ],
+    }),
+  );
+  expect(opened.status).toBe(201);
+  const { runId } = await opened.json();
+  const turn = { turn: 0, text: null, calls: [{ id: "w", name: "write_note", arguments: "{}" }] };
+  const submitted = await routes.agentTurns.POST(
+    agentPost(headers, `http://test/api/agent/runs/${runId}/turns?wait=20`, turn),
+    params(runId),
+  );
+  expect(submitted.status).toBe(200);
+  return { runId: runId as string, next: await submitted.json() };
 }
 
 const decide = (role: Role, runId: string, body: unknown) =>
@@ -119,5 +172,39 @@ describe("/api/grants", () => {
     );
     expect(again.status).toBe(404);
     await runUntil("grants agent", "WAITING_FOR_APPROVAL");
+  });
+
+  it("an outside agent's grant covers its owner's runs of that agent, with any of their tokens, not another person's agent of the same name", async () => {
+    const first = await agentWrites(accounts.agent.headers);
+    expect(first.next.waitingFor).toBe("approval");
+    const decided = await decide("approver", first.runId, {
+      approve: true,
+      turnDigest: (await readRun(first.runId)).pending?.turnDigest,
+      grant: { scope: "agent" },
+    });
+    expect(decided.status).toBe(200);
+    const { grant } = await decided.json();
+    const listed = await (await routes.grants.GET(as("viewer", "http://test/api/grants"))).json();
+    expect(listed).toEqual([
+      expect.objectContaining({
+        id: grant.id,
+        scope: "agent",
+        agent: "agent:grant-agent",
+        agentOwnerId: accounts.agent.userId,
+        agentOwnerName: accounts.agent.name,
+      }),
+    ]);
+
+    const others = await agentWrites(othersAgentHeaders);
+    expect(others.next.waitingFor).toBe("approval");
+    expect(await readApprovals(setup.handle.db, others.runId)).toEqual([]);
+
+    for (const headers of [accounts.agent.headers, rotatedAgentHeaders]) {
+      const later = await agentWrites(headers);
+      expect(later.next).toMatchObject({ next: "execute", waitingFor: null });
+      expect(await readApprovals(setup.handle.db, later.runId)).toEqual([
+        expect.objectContaining({ kind: "automatic", toolName: "write_note", grantedBy: grant.id }),
+      ]);
+    }
   });
 });

@@ -47,7 +47,9 @@ export function grantCovers(
       if (grant.runId !== subject.runId) return false;
       break;
     case "agent":
-      if (grant.agent !== subject.agent) return false;
+      // An outside agent's run always has an owner: a grant kept by its agent's name alone covers none.
+      if (grant.agent !== subject.agent || grant.agentOwnerId !== (subject.agentOwner?.id ?? null))
+        return false;
       break;
     case "user":
       if (!subject.starter || grant.starterId !== subject.starter) return false;

@@ -15,6 +15,8 @@ export function grantFixture(overrides: Partial<NewToolGrant> = {}): NewToolGran
     scope: "everyone",
     runId: null,
     agent: null,
+    agentOwnerId: null,
+    agentOwnerName: null,
     starterId: null,
     condition: null,
     toolFingerprint: null,
@@ -96,6 +98,33 @@ export function describeGrantStoreContract(
         expect(await store.takeUse(created.id, new Date())).toBe(false);
         expect(await store.listLive({ now: new Date() })).toEqual([]);
         expect(await store.revoke(crypto.randomUUID(), { name: "bob", id: null }, new Date())).toBeNull();
+      } finally {
+        await close();
+      }
+    });
+
+    it("keeps whose agent an agent grant is for, and none for a scenario's", {
+      timeout: 60_000,
+    }, async () => {
+      const { store, close } = await open();
+      try {
+        const outside = await store.create(
+          grantFixture({
+            scope: "agent",
+            agent: "agent:grant-agent",
+            agentOwnerId: "u-ana",
+            agentOwnerName: "Ana",
+          }),
+        );
+        const scenario = await store.create(grantFixture({ scope: "agent", agent: "scenario:writer" }));
+        expect(await store.get(outside.id)).toMatchObject({
+          agent: "agent:grant-agent",
+          agentOwnerId: "u-ana",
+          agentOwnerName: "Ana",
+        });
+        expect(await store.get(scenario.id)).toMatchObject({ agentOwnerId: null, agentOwnerName: null });
+        const listed = await store.listLive({ now: new Date() });
+        expect(listed.find((grant) => grant.id === outside.id)?.agentOwnerName).toBe("Ana");
       } finally {
         await close();
       }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { AgentIdentity } from "../agent/agent-answer";
+import { createAgentProtocol } from "../agent/agent-protocol";
 import type { Decision } from "../coordinator/decision";
+import { createMemoryAgentMailbox } from "../testing/memory-agent-mailbox";
 import { createMemoryGrantStore } from "../testing/memory-grant-store";
 import { createMemoryRunHost, type MemoryRunHost } from "../testing/memory-run-host";
 import { createMemoryRunStore } from "../testing/memory-run-store";
@@ -137,6 +140,99 @@ describe("a grant's scope", () => {
     const { host } = openHosts();
     await approveWithGrant(host, { scope: "everyone" });
     expect((await laterRun(host, { scenario: "another agent", starter: bob })).status).toBe("COMPLETED");
+  });
+});
+
+describe("a grant for an outside agent's runs", () => {
+  const ana: AgentIdentity = { tokenId: "token-ana", tokenName: "ci", ownerId: "u-ana", ownerName: "Ana" };
+  const anaRotated: AgentIdentity = { ...ana, tokenId: "token-ana-2", tokenName: "ci rotated" };
+  // Another person's token, sending the same agent name.
+  const bo: AgentIdentity = { tokenId: "token-bo", tokenName: "ci", ownerId: "u-bo", ownerName: "Bo" };
+
+  function agentHost() {
+    const mailbox = createMemoryAgentMailbox();
+    const grants = createMemoryGrantStore();
+    const host = createMemoryRunHost({ agents: { mailbox, pollMs: 5 }, grants, deadlineTimers: false });
+    return { host, grants, protocol: createAgentProtocol({ host, mailbox, pollMs: 5 }) };
+  }
+
+  /** Opens a run of the agent "grant-agent" with `token` and submits a gated write: where the run then stands. */
+  async function writeAs(protocol: ReturnType<typeof agentHost>["protocol"], token: AgentIdentity) {
+    const { runId } = await protocol.openRun(
+      {
+        name: "agent writes",
+        agent: { name: "grant-agent" },
+        tools: [
+          {
+            name: "write_note",
+            description: "Writes a note.",
+            resourceClass: "write",
+            effect: "NON_IDEMPOTENT_WRITE",
+            approval: "always",
+            parameters: { type: "object" },
+          },
+        ],
+      },
+      token,
+    );
+    const answer = await protocol.submitTurn(
+      runId,
+      token,
+      { turn: 0, text: null, calls: [{ id: "w", name: "write_note", arguments: "{}" }] },
+      { waitMs: 10_000 },
+    );
+    return { runId, answer };
+  }
+
+  it("covers later runs of the same owner's agent of that name, with any of their tokens, not another person's", async () => {
+    const { host, protocol } = agentHost();
+    const first = await writeAs(protocol, ana);
+    expect(first.answer.waitingFor).toBe("approval");
+    const decided = await host.decide(first.runId, {
+      approve: true,
+      turnDigest: (await host.loadView(first.runId))?.pending?.turnDigest,
+      actor: "bob",
+      actorId: bob.id,
+      grant: { scope: "agent" },
+    });
+    expect(decided.grant).toMatchObject({
+      scope: "agent",
+      agent: "agent:grant-agent",
+      agentOwnerId: "u-ana",
+      agentOwnerName: "Ana",
+    });
+
+    const others = await writeAs(protocol, bo);
+    expect(others.answer.waitingFor).toBe("approval");
+    expect(await host.store.listApprovals(others.runId)).toEqual([]);
+
+    for (const token of [ana, anaRotated]) {
+      const later = await writeAs(protocol, token);
+      expect(later.answer).toMatchObject({ next: "execute", waitingFor: null });
+      expect(later.answer.releases.map((release) => release.callId)).toEqual(["w"]);
+    }
+  });
+
+  it("a grant kept by the agent's name alone, as before owners were, covers no outside agent's run", async () => {
+    const { protocol, grants } = agentHost();
+    await grants.create({
+      id: crypto.randomUUID(),
+      toolName: "write_note",
+      scope: "agent",
+      runId: null,
+      agent: "agent:grant-agent",
+      agentOwnerId: null,
+      agentOwnerName: null,
+      starterId: null,
+      condition: null,
+      toolFingerprint: null,
+      expiresAt: null,
+      maxUses: null,
+      createdInRunId: crypto.randomUUID(),
+      createdById: bob.id,
+      createdByName: bob.name,
+    });
+    expect((await writeAs(protocol, ana)).answer.waitingFor).toBe("approval");
   });
 });
 

@@ -38,6 +38,12 @@ export interface GrantSubject {
   runId: string;
   /** The agent driving the run (docs/policies.md#grants says how a run's agent is named). */
   agent: string;
+  /**
+   * For an outside agent, the person whose token opened the run: an agent's name is whatever its
+   * token sends, so only its owner and that name together say whose agent it is. Null for the
+   * playground's own model, whose scenario is the same agent whoever starts it.
+   */
+  agentOwner: { id: string; name: string } | null;
   /** The user who started the run; "" for a run nobody started (a headless one). */
   starter: string;
 }
@@ -50,6 +56,9 @@ export interface ToolGrant {
   /** The subject of its scope: only the field its scope names is compared. */
   runId: string | null;
   agent: string | null;
+  /** With `agent`, for an outside agent's: whose agent it is (its name is shown, its id compared). */
+  agentOwnerId: string | null;
+  agentOwnerName: string | null;
   starterId: string | null;
   condition: string | null;
   /** For a tool defined elsewhere (an MCP server's): the definition it was given for; it covers no other. */
@@ -92,6 +101,8 @@ export function newToolGrant(
     scope: parsed.scope,
     runId: parsed.scope === "run" ? subject.runId : null,
     agent: parsed.scope === "agent" ? subject.agent : null,
+    agentOwnerId: parsed.scope === "agent" ? (subject.agentOwner?.id ?? null) : null,
+    agentOwnerName: parsed.scope === "agent" ? (subject.agentOwner?.name ?? null) : null,
     starterId: parsed.scope === "user" ? subject.starter : null,
     condition: parsed.condition ?? null,
     toolFingerprint: context.toolFingerprint,

@@ -198,15 +198,19 @@ export function createRunHost(options: RunHostOptions) {
 
   /**
    * Who a run is to a grant's scope (docs/policies.md#grants): the run, its agent (an outside
-   * agent by name; for the playground's own model, the scenario it runs, by name) and its starter.
+   * agent by its owner and name; for the playground's own model, the scenario it runs, by name)
+   * and its starter.
    */
   function grantSubjectOf(run: RunRecord): GrantSubject {
     const scenario = scenarioOf(run);
+    const subject = { runId: run.id, starter: run.startedById ?? "" };
+    if (scenario.model.kind !== "agent")
+      return { ...subject, agent: `scenario:${scenario.name}`, agentOwner: null };
+    const { agent, openedBy } = scenario.model;
     return {
-      runId: run.id,
-      agent:
-        scenario.model.kind === "agent" ? `agent:${scenario.model.agent.name}` : `scenario:${scenario.name}`,
-      starter: run.startedById ?? "",
+      ...subject,
+      agent: `agent:${agent.name}`,
+      agentOwner: { id: openedBy.ownerId, name: openedBy.ownerName },
     };
   }
 
