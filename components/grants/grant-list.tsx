@@ -9,7 +9,11 @@ import { describeActionError } from "../decisions/describe-action-error";
 
 const SCOPES: Record<ToolGrant["scope"], (grant: ToolGrant) => string> = {
   run: () => "this run",
-  agent: (grant) => `agent ${grant.agent?.replace(/^(agent|scenario):/, "") ?? ""}`,
+  agent: (grant) => {
+    const name = grant.agent?.replace(/^(agent|scenario):/, "") ?? "";
+    // An outside agent's name is only whose it is together with its owner's.
+    return grant.agentOwnerName === null ? `agent ${name}` : `agent ${name} of ${grant.agentOwnerName}`;
+  },
   user: (grant) => `runs started by user ${grant.starterId ?? ""}`,
   everyone: () => "everyone",
 };

@@ -10,7 +10,10 @@ export const GRANT_OPERATIONS: ApiOperation[] = [
     role: "viewer",
     query: grantListQuerySchema,
     responses: {
-      200: { description: "The grants, each with its tool, scope, condition, expiry, uses and giver" },
+      200: {
+        description:
+          "The grants, each with its tool, scope (for an outside agent's, the agent's owner too), condition, expiry, uses and giver",
+      },
     },
   },
   {
