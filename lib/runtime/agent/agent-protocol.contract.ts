@@ -413,6 +413,76 @@ export function describeAgentProtocolContract(label: string, open: () => Promise
       expect(await backing.mailbox.countTurns(runId)).toBe(1);
     });
 
+    it("the same turn sent several times at once answers each as the first; two different ones at once conflict", async () => {
+      for (let round = 0; round < 3; round += 1) {
+        const { runId } = await protocol.openRun(openInput(), AGENT);
+        const turn = { turn: 0, text: "x", calls: [read("r1")] };
+        // Half through each instance: a resend may reach another server than the first did.
+        const answers = await Promise.allSettled(
+          [protocol, other, protocol, other, protocol].map((each) =>
+            each.submitTurn(runId, AGENT, turn, WAIT),
+          ),
+        );
+        const refusals = answers.flatMap((answer) => (answer.status === "rejected" ? [answer.reason] : []));
+        expect(refusals).toEqual([]);
+        const releases = answers.map((answer) =>
+          answer.status === "fulfilled" ? answer.value.releases.map((release) => release.releaseToken) : [],
+        );
+        expect(new Set(releases.map((tokens) => tokens.join()))).toEqual(new Set([releases[0]?.join()]));
+        expect(releases[0]).toHaveLength(1);
+        expect(await backing.mailbox.countTurns(runId)).toBe(1);
+      }
+      const { runId } = await protocol.openRun(openInput(), AGENT);
+      const [first, second] = await Promise.allSettled([
+        protocol.submitTurn(runId, AGENT, { turn: 0, text: "one", calls: [read("a")] }, WAIT),
+        other.submitTurn(runId, AGENT, { turn: 0, text: "two", calls: [read("a")] }, WAIT),
+      ]);
+      const outcomes = [first, second].map((answer) =>
+        answer.status === "fulfilled" ? answer.value.next : (answer.reason as AgentProtocolError).code,
+      );
+      expect(outcomes.sort()).toEqual(["execute", "turn_conflict"]);
+    });
+
+    it("a turn stored by another request after this one looked for it answers this one as the first", async () => {
+      const { runId } = await protocol.openRun(openInput(), AGENT);
+      const turn = { turn: 0, text: "x", calls: [read("r1")] };
+      // This request's first look for the turn finds none, and is answered only once the other request stored it.
+      let lookedFor = () => {};
+      const looked = new Promise<void>((resolve) => {
+        lookedFor = resolve;
+      });
+      let letGo = () => {};
+      const otherStored = new Promise<void>((resolve) => {
+        letGo = resolve;
+      });
+      let isFirstLook = true;
+      const late = createAgentProtocol({
+        host: backing.hosts[1],
+        pollMs: 10,
+        mailbox: {
+          ...backing.mailbox,
+          readTurn: async (id, number) => {
+            const found = await backing.mailbox.readTurn(id, number);
+            if (isFirstLook) {
+              isFirstLook = false;
+              lookedFor();
+              await otherStored;
+            }
+            return found;
+          },
+        },
+      });
+      const answering = late.submitTurn(runId, AGENT, turn, WAIT);
+      await looked;
+      const first = await protocol.submitTurn(runId, AGENT, turn, WAIT);
+      letGo();
+      const second = await answering;
+      expect(second.releases).toEqual(first.releases);
+      expect((await refusal(late.submitTurn(runId, AGENT, { ...turn, text: "changed" }, WAIT))).code).toBe(
+        "turn_conflict",
+      );
+    });
+
     it("hostile turns are refused whole, nothing stored: duplicate ids, arguments that are not JSON, unknown tools, no calls", async () => {
       const { runId } = await protocol.openRun(openInput(), AGENT);
       const cases = [

@@ -18,7 +18,7 @@ import { canonicalJson, sha256Hex } from "../turn-digest";
 import type { PlanProblem } from "../types";
 import type { AgentIdentity, AgentNext } from "./agent-answer";
 import { AgentProtocolError } from "./agent-errors";
-import type { AgentMailbox, AgentReport } from "./agent-mailbox";
+import type { AgentMailbox, AgentReport, AgentTurnRecord } from "./agent-mailbox";
 import type { AgentReportInput, AgentTurnInput, OpenAgentRunInput } from "./agent-schemas";
 import { digestTurn, refuseDuplicateIds } from "./check-agent-turn";
 import { outcomeOf, releaseView, versionOf } from "./describe-agent-answer";
@@ -238,23 +238,27 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
   ): Promise<AgentNext> {
     const { run, scenario } = await requireOwnRun(runId, agent);
     const digest = digestTurn(input);
-    const existing = await mailbox.readTurn(runId, input.turn);
-    if (existing) {
-      if (existing.digest !== digest) {
+    /** A turn already stored under this number: the same one sent again answers as the first did. */
+    const answerResent = (stored: AgentTurnRecord): Promise<AgentNext> => {
+      if (stored.digest !== digest) {
         throw new AgentProtocolError(
           "turn_conflict",
           `Turn ${input.turn} was already submitted with other content.`,
-          {
-            turn: input.turn,
-          },
+          { turn: input.turn },
         );
       }
       return next(runId, agent, { ...wait, untilApproval: true });
-    }
+    };
+    const existing = await mailbox.readTurn(runId, input.turn);
+    if (existing) return answerResent(existing);
     const now0 = await readNow(runId, run, scenario);
-    if (now0.next === "finished")
-      throw new AgentProtocolError("not_waiting", `Run ${runId} has ended (${now0.status}).`);
     if (now0.next !== "submit_turn" || now0.turn !== input.turn) {
+      // The same turn sent at once by another request may have been stored after it was looked
+      // for above, moving the run on: it is a resend, not a turn out of order.
+      const storedMeanwhile = await mailbox.readTurn(runId, input.turn);
+      if (storedMeanwhile) return answerResent(storedMeanwhile);
+      if (now0.next === "finished")
+        throw new AgentProtocolError("not_waiting", `Run ${runId} has ended (${now0.status}).`);
       throw new AgentProtocolError(
         "turn_out_of_order",
         now0.next === "submit_turn"
@@ -286,15 +290,8 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
       calls: input.calls,
       usage: input.usage ?? null,
     });
-    if (!stored.stored && stored.existing.digest !== digest) {
-      throw new AgentProtocolError(
-        "turn_conflict",
-        `Turn ${input.turn} was already submitted with other content.`,
-        {
-          turn: input.turn,
-        },
-      );
-    }
+    // Another request may have stored this turn number while this one was being planned.
+    if (!stored.stored) return answerResent(stored.existing);
     // The answer comes once the turn is planned: what may run now, or the wait for a person.
     return next(runId, agent, { ...wait, untilApproval: true });
   }
