@@ -79,6 +79,18 @@ describe(`a quorum of two on ${testDriverName}`, () => {
     expect((await harness.service.getReport(runId))?.status).toBe("COMPLETED");
   });
 
+  it("an approval counted without waiting for the run answers that the run still waits, and it does", async () => {
+    const { runId, settled } = await harness.service.startRun(buildScenario(deployTurn("quorum answer")));
+    expect(await settled).toBe("WAITING_FOR_APPROVAL");
+    const pending = (await harness.service.getReport(runId))?.pending;
+    if (!pending) throw new Error("the run should wait");
+    expect(await harness.service.startDecision(runId, approve(pending, 1))).toEqual({
+      outcome: "counted",
+      status: "WAITING_FOR_APPROVAL",
+    });
+    expect((await harness.service.getReport(runId))?.status).toBe("WAITING_FOR_APPROVAL");
+  });
+
   it("counts an approval durably: the state, the audit row and the event, and a second instance sees it", async () => {
     const other = harness.serviceWith();
     const { runId, settled } = await harness.service.startRun(buildScenario(deployTurn("quorum durable")));

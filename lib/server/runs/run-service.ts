@@ -12,6 +12,7 @@ import {
   createCompletionDrafts,
   createRunHost,
   type RunStarter,
+  type RunStatus,
   type RunStore,
   type Scenario,
   type StartedRun,
@@ -137,14 +138,17 @@ export function createRunService(handle: DatabaseHandle, options: RunServiceOpti
     },
     /**
      * Applies a decision and answers as soon as it has taken effect (status
-     * RUNNING); the run goes on in the background. The browser's server
-     * actions use this: a tab runs them one at a time, so waiting for the run
-     * would hold up its Cancel buttons and the inbox's next decision.
+     * RUNNING, or WAITING_FOR_APPROVAL for an approval counted toward a quorum
+     * it did not meet: the run still waits); the run goes on in the
+     * background. The browser's server actions use this: a tab runs them one
+     * at a time, so waiting for the run would hold up its Cancel buttons and
+     * the inbox's next decision.
      */
     async startDecision(...args: Parameters<typeof host.startDecision>) {
       const { settled, ...started } = await measureDecision(() => host.startDecision(...args));
       continueInBackground(args[0], settled);
-      return { ...started, status: "RUNNING" as const };
+      const status: RunStatus = started.outcome === "counted" ? "WAITING_FOR_APPROVAL" : "RUNNING";
+      return { ...started, status };
     },
     /** Applies a decision and answers once the run next waits or ends (the HTTP API's `?wait=settled`). */
     decide: (...args: Parameters<typeof host.decide>) => measureDecision(() => host.decide(...args)),

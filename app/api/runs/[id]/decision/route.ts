@@ -8,8 +8,8 @@ import { RequestRefusal } from "@/lib/wire/request-refusal";
 /**
  * Applies a decision through the coordinator (docs/decisions.md#what-happens-to-a-decision-in-order);
  * refusals map through the one error table. It answers once the decision has taken effect (checked,
- * audited, announced; the run goes on: `status` is RUNNING), so a slow model never holds the request
- * open; `?wait=settled` answers when the run next waits or ends instead, with that status (an agent's
+ * audited, announced; the run goes on: `status` is RUNNING, or WAITING_FOR_APPROVAL for an approval
+ * counted toward a quorum), so a slow model never holds the request open; `?wait=settled` answers when the run next waits or ends instead, with that status (an agent's
  * run, RUNNING once the decision took effect: what comes next is the agent's to do).
  */
 export const POST = handleRoute(
