@@ -1,5 +1,5 @@
 import { eq, sql } from "drizzle-orm";
-import { createRunHost, RuntimeError } from "@/lib/runtime";
+import { createRunHost, type RunStore, RuntimeError } from "@/lib/runtime";
 import { describeAgentProtocolContract } from "@/lib/runtime/agent/agent-protocol.contract";
 import { runs } from "../schema";
 import { openTestDatabase, testDriverName } from "../testing/test-database";
@@ -13,9 +13,9 @@ describeAgentProtocolContract(testDriverName, async () => {
   const store = createRunRepository(handle.db);
   const mailbox = createAgentMailboxRepository(handle.db);
   const clock = { offset: 0 };
-  const host = (instanceId: string) =>
+  const host = (instanceId: string, wrapStore?: (store: RunStore) => RunStore) =>
     createRunHost({
-      store,
+      store: wrapStore ? wrapStore(store) : store,
       createModel: () => ({
         complete: async () => {
           throw new RuntimeError("model_unavailable", "agent runs only");
@@ -30,6 +30,7 @@ describeAgentProtocolContract(testDriverName, async () => {
     });
   return {
     hosts: [host("a"), host("b")],
+    hostOver: (wrap) => host("c", wrap),
     mailbox,
     clock,
     // The database reads leases by its own clock.

@@ -4,7 +4,9 @@
  * it from a test file and call it inside the file's scope.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RunEndedError } from "../coordinator/decision-errors";
 import type { RunHost } from "../host/run-host";
+import type { RunStore } from "../run/run-store";
 import type { AgentIdentity, AgentNext } from "./agent-answer";
 import type { AgentProtocolError } from "./agent-errors";
 import type { AgentMailbox } from "./agent-mailbox";
@@ -15,6 +17,8 @@ import type { OpenAgentRunInput } from "./agent-schemas";
 export interface AgentBacking {
   /** Two hosts over the same store and mailbox, as two instances over one database. */
   hosts: [RunHost, RunHost];
+  /** Another host over the same store and mailbox, its store seen through `wrap`: to order a race's steps. */
+  hostOver(wrap: (store: RunStore) => RunStore): RunHost;
   mailbox: AgentMailbox;
   /** The hosts' clock is the wall clock plus `offset` (release leases are read by it); tests move it. */
   clock: { offset: number };
@@ -534,6 +538,72 @@ export function describeAgentProtocolContract(label: string, open: () => Promise
         expect(release?.state).toBe("cancelled");
         expect(call?.status).toBe("error");
       }
+    });
+
+    it("a cancel that finds the run taken by an approval after reading it waiting cancels it running", async () => {
+      const { runId } = await protocol.openRun(openInput(), AGENT);
+      await protocol.submitTurn(runId, AGENT, { turn: 0, text: null, calls: [send("gate")] }, { waitMs: 0 });
+      await until(runId, "approval");
+      const pending = (await backing.hosts[0].loadView(runId))?.pending;
+      // Between the cancel's read of the waiting run and its claim, an approval on the same instance claims it.
+      const racing: RunHost = backing.hostOver((store) => ({
+        ...store,
+        claimWaitingRun: async (id, claimToken, leaseMs, purpose) => {
+          if (purpose === "cancel") {
+            await racing.startDecision(id, {
+              approve: true,
+              actor: "Ana",
+              turnDigest: pending?.turnDigest ?? null,
+            });
+          }
+          return store.claimWaitingRun(id, claimToken, leaseMs, purpose);
+        },
+      }));
+      await racing.startCancelRun(runId, "run");
+      expect((await until(runId, "finished")).status).toBe("CANCELLED");
+    });
+
+    it("a cancel that finds the run waiting after reading it running claims it and cancels it", async () => {
+      const { runId } = await protocol.openRun(openInput(), AGENT);
+      await protocol.submitTurn(
+        runId,
+        AGENT,
+        { turn: 0, text: null, calls: [read("before"), send("gate")] },
+        { waitMs: 0 },
+      );
+      const first = await until(runId, "execute");
+      // Between the cancel's read of the running run and its request, the run reaches its barrier and waits.
+      let isFirstRequest = true;
+      const racing = backing.hostOver((store) => ({
+        ...store,
+        requestCancel: async (id, scope) => {
+          if (isFirstRequest) {
+            isFirstRequest = false;
+            await reportAll(runId, first);
+            await until(runId, "approval");
+          }
+          return store.requestCancel(id, scope);
+        },
+      }));
+      await racing.startCancelRun(runId, "run");
+      const end = await until(runId, "finished");
+      expect(end.status).toBe("CANCELLED");
+      expect(end.outcome?.calls.map((call) => [call.callId, call.status])).toEqual([
+        ["before", "ok"],
+        ["gate", "invalidated"],
+      ]);
+    });
+
+    it("a cancel of a run that has ended says so, not that the run is not waiting for a decision", async () => {
+      const { runId } = await protocol.openRun(openInput(), AGENT);
+      await backing.hosts[0].startCancelRun(runId, "run");
+      await until(runId, "finished");
+      const refused = await refusal(backing.hosts[1].startCancelRun(runId, "run"));
+      expect(RunEndedError.isInstance(refused)).toBe(true);
+      expect(refused).toMatchObject({
+        code: "not_waiting",
+        message: `Run ${runId} has already ended (CANCELLED); there is nothing to cancel.`,
+      });
     });
 
     it("a release that closes wakes the worker waiting on it at once, and not the one waiting on another", async () => {

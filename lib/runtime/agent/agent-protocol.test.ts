@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { RunStore } from "../run/run-store";
 import { parseScenarioValue } from "../scenario/parse-scenario";
 import { createMemoryAgentMailbox, createMemoryRunHost } from "../testing";
 import { createMemoryRunStore } from "../testing/memory-run-store";
@@ -11,9 +12,10 @@ describeAgentProtocolContract("memory", async () => {
   const store = createMemoryRunStore({ now });
   const mailbox = createMemoryAgentMailbox();
   const contexts = new Map();
-  const host = (instanceId: string) =>
+  const host = (instanceId: string, wrapStore?: (store: RunStore) => RunStore) =>
     createMemoryRunHost({
       store,
+      ...(wrapStore ? { wrapStore } : {}),
       contexts,
       instanceId,
       now,
@@ -22,6 +24,7 @@ describeAgentProtocolContract("memory", async () => {
     });
   return {
     hosts: [host("a"), host("b")],
+    hostOver: (wrap) => host("c", wrap),
     mailbox,
     clock,
     // The store's clock is the hosts': moving it past the run's lease (60 s) ends it.

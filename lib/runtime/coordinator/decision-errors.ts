@@ -59,6 +59,22 @@ export class NotWaitingError extends DecisionRefusedError {
   }
 }
 
+/** A cancel of a run that has already ended: there is nothing left to cancel. */
+export class RunEndedError extends DecisionRefusedError {
+  static override readonly brand: string = "RunEndedError";
+  declare readonly code: "not_waiting";
+  readonly status: string;
+  constructor(runId: string, status: string) {
+    super(
+      "not_waiting",
+      runId,
+      `Run ${runId} has already ended (${status}); there is nothing to cancel.`,
+      null,
+    );
+    this.status = status;
+  }
+}
+
 /** The wait for this turn expired: nobody decided in time, and now nobody can. */
 export class ApprovalExpiredError extends DecisionRefusedError {
   static override readonly brand: string = "ApprovalExpiredError";
