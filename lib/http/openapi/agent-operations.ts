@@ -78,7 +78,7 @@ export const AGENT_OPERATIONS: ApiOperation[] = [
     summary: "Renew the agent's open releases",
     role: "agent",
     responses: { 200: agentAnswer },
-    refusals: { 404: "No such run of this token" },
+    refusals: { 404: "No such run of this token", 409: "`not_waiting`: the run has ended" },
   },
   {
     method: "POST",
@@ -88,7 +88,10 @@ export const AGENT_OPERATIONS: ApiOperation[] = [
     body: agentFinishInputSchema,
     query: agentWaitQuerySchema,
     responses: { 200: agentAnswer },
-    refusals: { 404: "No such run of this token" },
+    refusals: {
+      404: "No such run of this token",
+      409: "`turn_out_of_order`, `turn_conflict` (this turn was finished with other text), `not_waiting` (the run has ended)",
+    },
   },
   {
     method: "POST",
@@ -96,6 +99,9 @@ export const AGENT_OPERATIONS: ApiOperation[] = [
     summary: "Cancel the agent's own run",
     role: "agent",
     responses: { 200: { description: "The run's status after the cancellation" } },
-    refusals: { 404: "No such run of this token" },
+    refusals: {
+      404: "No such run of this token",
+      409: "`not_waiting`: the run has ended, nothing to cancel",
+    },
   },
 ];

@@ -487,6 +487,25 @@ export function describeAgentProtocolContract(label: string, open: () => Promise
       );
     });
 
+    it("a run that has ended: its finish sent again answers the same, with other text conflicts; a heartbeat is refused", async () => {
+      const { runId } = await protocol.openRun(openInput(), AGENT);
+      const finish = (text: string) => ({
+        turn: 0,
+        text,
+        calls: [{ id: "finish_0", name: "finish", arguments: JSON.stringify({ summary: text }) }],
+      });
+      const finished = await protocol.submitTurn(runId, AGENT, finish("done"), WAIT);
+      expect(finished).toMatchObject({ next: "finished", status: "COMPLETED" });
+      expect(await other.submitTurn(runId, AGENT, finish("done"), WAIT)).toEqual(finished);
+      expect((await refusal(other.submitTurn(runId, AGENT, finish("other"), WAIT))).code).toBe(
+        "turn_conflict",
+      );
+      expect(await refusal(protocol.heartbeat(runId, AGENT))).toMatchObject({
+        code: "not_waiting",
+        message: `Run ${runId} has ended (COMPLETED).`,
+      });
+    });
+
     it("hostile turns are refused whole, nothing stored: duplicate ids, arguments that are not JSON, unknown tools, no calls", async () => {
       const { runId } = await protocol.openRun(openInput(), AGENT);
       const cases = [

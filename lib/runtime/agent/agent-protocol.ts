@@ -377,9 +377,15 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
     await renew(runId, scenario);
   }
 
-  /** Renews the leases of every open release of the run: the agent is alive and still working. */
+  /**
+   * Renews the leases of every open release of the run: the agent is alive
+   * and still working. A run that has ended has no releases to renew, and
+   * says so as a turn sent to it would.
+   */
   async function heartbeat(runId: string, agent: Pick<AgentIdentity, "tokenId">) {
-    const { scenario } = await requireOwnRun(runId, agent);
+    const { run, scenario } = await requireOwnRun(runId, agent);
+    if (FINAL_STATUSES.has(run.status))
+      throw new AgentProtocolError("not_waiting", `Run ${runId} has ended (${run.status}).`);
     return { runId, leaseExpiresAt: await renew(runId, scenario) };
   }
 
