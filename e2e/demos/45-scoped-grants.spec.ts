@@ -6,13 +6,15 @@ import { expectFitsAndPassesAxe } from "../support/layout";
 /**
  * Scoped grants (docs/policies.md#grants): an approver allows write_file under docs/ for this
  * agent for 8 hours, from the approval panel; a later run of the agent writes under docs/ without
- * asking, audited as approved by the grant; once the grant is revoked on /grants, it asks again.
+ * asking, audited as approved by the grant; a scenario of the same name that writes elsewhere is
+ * another agent and asks; once the grant is revoked on /grants, it asks again.
  */
 test("a grant for this agent with a condition lets a later run's call through, audited, until it is revoked", async ({
   page,
   request,
 }, testInfo) => {
-  // The scenario is the agent: a name of this test's own, so no other spec's runs are covered.
+  // The scenario is the agent, by its name and content: a name of this test's own, so no other
+  // spec's runs are covered.
   const agent = `docs writer ${testInfo.workerIndex}-${Date.now()}`;
   const writing = (path: string) => ({
     name: agent,
@@ -39,7 +41,7 @@ test("a grant for this agent with a condition lets a later run's call through, a
   await run.expectStatus("Completed");
 
   // A later run of the same agent: its write under docs/ runs without asking.
-  const second = await startRunOverApi(request, writing("docs/next.md"));
+  const second = await startRunOverApi(request, writing("docs/guide.md"));
   await waitForStatus(request, second, "COMPLETED");
   await page.goto(`/runs/${second}`);
   await expect(run.call(1, "write_file", 0)).toContainText(/allowed by grant [0-9a-f]{8} by admin/);
@@ -48,7 +50,7 @@ test("a grant for this agent with a condition lets a later run's call through, a
   expect(automatic.actor).toMatch(/^grant [0-9a-f]{8} by admin$/);
   const grantId = (automatic.actor as string).split(" ")[1];
 
-  // Outside docs/ the condition does not match: the write waits.
+  // The same name with another script is another agent: its write waits.
   const outside = await startRunOverApi(request, writing("src/app.ts"));
   await waitForStatus(request, outside, "WAITING_FOR_APPROVAL");
 
@@ -65,7 +67,7 @@ test("a grant for this agent with a condition lets a later run's call through, a
   await expect(row).toHaveCount(0);
 
   // Revoked: the same agent's write under docs/ waits again.
-  const third = await startRunOverApi(request, writing("docs/again.md"));
+  const third = await startRunOverApi(request, writing("docs/guide.md"));
   await waitForStatus(request, third, "WAITING_FOR_APPROVAL");
   expect((await getReport(request, third)).decisions).toEqual([]);
 });

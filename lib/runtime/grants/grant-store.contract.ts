@@ -116,7 +116,9 @@ export function describeGrantStoreContract(
             agentOwnerName: "Ana",
           }),
         );
-        const scenario = await store.create(grantFixture({ scope: "agent", agent: "scenario:writer" }));
+        const scenario = await store.create(
+          grantFixture({ scope: "agent", agent: `scenario:writer@${"a".repeat(64)}` }),
+        );
         expect(await store.get(outside.id)).toMatchObject({
           agent: "agent:grant-agent",
           agentOwnerId: "u-ana",

@@ -8,7 +8,7 @@ import { createMemoryRunHost, type MemoryRunHost } from "../testing/memory-run-h
 import { createMemoryRunStore } from "../testing/memory-run-store";
 import { buildScenario } from "../testing/scenario-harness";
 import type { ToolDefinition } from "../tools/tool-definition";
-import type { GrantRequest } from "./tool-grant";
+import type { GrantRequest, NewToolGrant } from "./tool-grant";
 
 const HOUR_MS = 60 * 60 * 1000;
 const alice = { id: "u-alice", name: "alice" };
@@ -46,6 +46,27 @@ function openHosts(options: { instances?: number } = {}) {
   return { clock, grants, hosts, host: hosts[0] as MemoryRunHost };
 }
 
+/** An agent-scoped grant of `toolName` as stored before agents were told apart by more than their name. */
+function grantKeptByNameAlone(toolName: string, agent: string): NewToolGrant {
+  return {
+    id: crypto.randomUUID(),
+    toolName,
+    scope: "agent",
+    runId: null,
+    agent,
+    agentOwnerId: null,
+    agentOwnerName: null,
+    starterId: null,
+    condition: null,
+    toolFingerprint: null,
+    expiresAt: null,
+    maxUses: null,
+    createdInRunId: crypto.randomUUID(),
+    createdById: bob.id,
+    createdByName: bob.name,
+  };
+}
+
 /** Starts a run to its first gate and approves it with `grant`: the grant as stored. */
 async function approveWithGrant(
   host: MemoryRunHost,
@@ -71,13 +92,16 @@ async function approveWithGrant(
   return { runId, grant: result.grant };
 }
 
-/** A later run: COMPLETED when a grant let its write through, WAITING_FOR_APPROVAL when it is gated. */
+/**
+ * A later run, of the same scenario as {@link approveWithGrant}'s unless told otherwise: COMPLETED
+ * when a grant let its write through, WAITING_FOR_APPROVAL when it is gated.
+ */
 async function laterRun(
   host: MemoryRunHost,
   options: { scenario?: string; path?: string; starter?: typeof alice } = {},
 ) {
   const { runId, settled } = await host.startRun(
-    writing(options.scenario ?? "writer", options.path ?? "docs/b.md"),
+    writing(options.scenario ?? "writer", options.path ?? "docs/a.md"),
     options.starter === undefined ? alice : options.starter,
   );
   return { runId, status: await settled };
@@ -124,9 +148,38 @@ describe("a grant's scope", () => {
 
   it("this agent: covers later runs of the same agent (scenario), not another's", async () => {
     const { host } = openHosts();
-    await approveWithGrant(host, { scope: "agent" });
+    const { grant } = await approveWithGrant(host, { scope: "agent" });
+    expect(grant.agent).toMatch(/^scenario:writer@[0-9a-f]{64}$/);
     expect((await laterRun(host, { starter: bob })).status).toBe("COMPLETED");
     expect((await laterRun(host, { scenario: "another agent" })).status).toBe("WAITING_FOR_APPROVAL");
+  });
+
+  it("this agent: a scenario is the agent by its content, not its name: another script under the same name is another agent", async () => {
+    const { host } = openHosts();
+    await approveWithGrant(host, { scope: "agent" });
+    expect((await laterRun(host, { path: "docs/b.md", starter: bob })).status).toBe("WAITING_FOR_APPROVAL");
+    const sameNameMoreTools = buildScenario({
+      ...writing("writer", "docs/a.md"),
+      tools: [
+        {
+          name: "send_mail",
+          description: "Sends a mail.",
+          resourceClass: "write",
+          effect: "NON_IDEMPOTENT_WRITE",
+          parameters: { type: "object" },
+        },
+      ],
+    });
+    const { settled } = await host.startRun(sameNameMoreTools, bob);
+    expect(await settled).toBe("WAITING_FOR_APPROVAL");
+    // The scenario as it was when granted still is that agent, whoever starts it.
+    expect((await laterRun(host, { starter: bob })).status).toBe("COMPLETED");
+  });
+
+  it("this agent: a grant kept by a scenario's name alone, as before its content was, covers no run", async () => {
+    const { host, grants } = openHosts();
+    await grants.create(grantKeptByNameAlone("write_file", "scenario:writer"));
+    expect((await laterRun(host)).status).toBe("WAITING_FOR_APPROVAL");
   });
 
   it("this user: covers later runs the same person starts, whatever the agent, not another person's", async () => {
@@ -215,23 +268,7 @@ describe("a grant for an outside agent's runs", () => {
 
   it("a grant kept by the agent's name alone, as before owners were, covers no outside agent's run", async () => {
     const { protocol, grants } = agentHost();
-    await grants.create({
-      id: crypto.randomUUID(),
-      toolName: "write_note",
-      scope: "agent",
-      runId: null,
-      agent: "agent:grant-agent",
-      agentOwnerId: null,
-      agentOwnerName: null,
-      starterId: null,
-      condition: null,
-      toolFingerprint: null,
-      expiresAt: null,
-      maxUses: null,
-      createdInRunId: crypto.randomUUID(),
-      createdById: bob.id,
-      createdByName: bob.name,
-    });
+    await grants.create(grantKeptByNameAlone("write_note", "agent:grant-agent"));
     expect((await writeAs(protocol, ana)).answer.waitingFor).toBe("approval");
   });
 });

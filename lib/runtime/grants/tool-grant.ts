@@ -41,7 +41,7 @@ export interface GrantSubject {
   /**
    * For an outside agent, the person whose token opened the run: an agent's name is whatever its
    * token sends, so only its owner and that name together say whose agent it is. Null for the
-   * playground's own model, whose scenario is the same agent whoever starts it.
+   * playground's own model, whose agent is its scenario's name and content, whoever starts it.
    */
   agentOwner: { id: string; name: string } | null;
   /** The user who started the run; "" for a run nobody started (a headless one). */

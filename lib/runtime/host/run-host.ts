@@ -10,6 +10,7 @@ import { createWaitingRunMemory } from "../coordinator/waiting-run-memory";
 import { ToolServerUnavailableError } from "../errors";
 import { foldRunEvents } from "../events/run-view";
 import type { GrantStore } from "../grants/grant-store";
+import { scenarioAgentOf } from "../grants/scenario-agent";
 import type { GrantSubject } from "../grants/tool-grant";
 import type { CompletionDrafts } from "../model/completion-drafts";
 import type { Model, ModelToolCall } from "../model/model";
@@ -198,14 +199,14 @@ export function createRunHost(options: RunHostOptions) {
 
   /**
    * Who a run is to a grant's scope (docs/policies.md#grants): the run, its agent (an outside
-   * agent by its owner and name; for the playground's own model, the scenario it runs, by name)
-   * and its starter.
+   * agent by its owner and name; for the playground's own model, the scenario it runs, by its name
+   * and content) and its starter.
    */
   function grantSubjectOf(run: RunRecord): GrantSubject {
     const scenario = scenarioOf(run);
     const subject = { runId: run.id, starter: run.startedById ?? "" };
     if (scenario.model.kind !== "agent")
-      return { ...subject, agent: `scenario:${scenario.name}`, agentOwner: null };
+      return { ...subject, agent: scenarioAgentOf(scenario), agentOwner: null };
     const { agent, openedBy } = scenario.model;
     return {
       ...subject,
