@@ -3,14 +3,18 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { revokeGrantAction } from "@/app/actions/revoke-grant";
 import { grantsQueryOptions, queryKeys } from "@/lib/queries/query-options";
-import type { ToolGrant } from "@/lib/runtime/browser";
+import { scenarioNameOfAgent, type ToolGrant } from "@/lib/runtime/browser";
 import { useCan } from "../auth/viewer-context";
 import { describeActionError } from "../decisions/describe-action-error";
 
 const SCOPES: Record<ToolGrant["scope"], (grant: ToolGrant) => string> = {
   run: () => "this run",
   agent: (grant) => {
-    const name = grant.agent?.replace(/^(agent|scenario):/, "") ?? "";
+    const agent = grant.agent ?? "";
+    // A scenario is the agent by its content too, which its name alone does not show.
+    const scenario = scenarioNameOfAgent(agent);
+    if (scenario !== null) return `agent ${scenario} as it was when granted`;
+    const name = agent.replace(/^agent:/, "");
     // An outside agent's name is only whose it is together with its owner's.
     return grant.agentOwnerName === null ? `agent ${name}` : `agent ${name} of ${grant.agentOwnerName}`;
   },

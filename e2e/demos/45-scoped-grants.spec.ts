@@ -58,7 +58,9 @@ test("a grant for this agent with a condition lets a later run's call through, a
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Grants" }).click();
   const grants = page.getByRole("list", { name: "Live grants" });
   const row = grants.getByRole("listitem").filter({ hasText: `grant ${grantId}` });
-  await expect(row).toContainText(`write_file for agent ${agent}, when args.path.startsWith("docs/")`);
+  await expect(row).toContainText(
+    `write_file for agent ${agent} as it was when granted, when args.path.startsWith("docs/")`,
+  );
   await expect(row).toContainText("1 use, given by admin");
   await run.screenshot("the grant on /grants", testInfo);
   await page.setViewportSize({ width: 390, height: 844 });

@@ -20,6 +20,7 @@ export {
   type RunView,
   type StepView,
 } from "./events/run-view";
+export { scenarioNameOfAgent } from "./grants/scenario-agent";
 export {
   describeGrant,
   GRANT_SCOPES,

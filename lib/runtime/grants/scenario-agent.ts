@@ -1,6 +1,8 @@
 import type { Scenario } from "../scenario/scenario-schema";
 import { canonicalJson, sha256Hex } from "../turn-digest";
 
+const SCENARIO_AGENT = /^scenario:(.*)@[0-9a-f]{64}$/s;
+
 /** Keyed by the scenario object a host decodes once per run, so a run's digest is computed once. */
 const agentsOfScenarios = new WeakMap<Scenario, string>();
 
@@ -18,4 +20,9 @@ export function scenarioAgentOf(scenario: Scenario): string {
     agentsOfScenarios.set(scenario, agent);
   }
   return agent;
+}
+
+/** The scenario's name in an agent of {@link scenarioAgentOf}; null for any other agent. */
+export function scenarioNameOfAgent(agent: string): string | null {
+  return SCENARIO_AGENT.exec(agent)?.[1] ?? null;
 }
