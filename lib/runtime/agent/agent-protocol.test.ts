@@ -196,3 +196,59 @@ describe("what an agent's wave costs the mailbox", () => {
     expect(renewals).toBe(3);
   });
 });
+
+describe("an answer read while a wave is being released", () => {
+  const search = {
+    name: "search",
+    description: "",
+    resourceClass: "pure_read",
+    effect: "READ",
+    approval: "never",
+    parameters: { type: "object" },
+  } as const;
+
+  it("gives the whole wave or a wait, never the releases made so far", async () => {
+    const mailbox = createMemoryAgentMailbox();
+    const host = createMemoryRunHost({ agents: { mailbox, pollMs: 5 }, deadlineTimers: false });
+    const protocol = createAgentProtocol({ host, mailbox, pollMs: 5 });
+    const agent = { tokenId: "t", tokenName: "ci", ownerId: "u", ownerName: "Ana" };
+    const { runId } = await protocol.openRun(
+      { name: "two reads", agent: { name: "bot" }, tools: [search] },
+      agent,
+    );
+    const calls = ["s1", "s2"].map((id) => ({ id, name: "search", arguments: "{}" }));
+    const whole = await protocol.submitTurn(runId, agent, { turn: 0, text: null, calls }, { waitMs: 10_000 });
+    expect(whole.releases.map((release) => release.callId)).toEqual(["s1", "s2"]);
+
+    // The same turn at two moments: before its wave started (both calls pending, nothing released),
+    // and once the wave has started and its first call is released. The run moves from one to the
+    // other right after the answer's first read, whichever read that is.
+    const started = await host.loadView(runId);
+    if (!started) throw new Error("no view");
+    const last = started.steps.length - 1;
+    const beforeTheWave = {
+      ...started,
+      steps: started.steps.map((step, index) =>
+        index === last
+          ? { ...step, calls: step.calls.map((call) => ({ ...call, status: "pending" as const })) }
+          : step,
+      ),
+    };
+    const firstReleased = (await mailbox.listReleases(runId)).filter((release) => release.callId === "s1");
+    let hasMoved = false;
+    const asRead = <T>(before: T, after: T): T => {
+      const value = hasMoved ? after : before;
+      hasMoved = true;
+      return value;
+    };
+    const duringTheWave = createAgentProtocol({
+      host: { ...host, loadView: async () => asRead(beforeTheWave, started) },
+      mailbox: { ...mailbox, listReleases: async () => asRead([], firstReleased) },
+      pollMs: 5,
+    });
+
+    const answer = await duringTheWave.next(runId, agent, { waitMs: 0 });
+    expect(answer.releases.map((release) => release.callId)).not.toEqual(["s1"]);
+    expect(answer).toMatchObject({ next: "wait", waitingFor: "server" });
+  });
+});

@@ -113,6 +113,11 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
     run: RunRecord,
     scenario: Scenario,
   ): Promise<Omit<AgentNext, "version">> {
+    // The releases first, then the view: a call is released only after its wave's start is stored,
+    // so a view read after the releases shows every wave a release belongs to, and one still
+    // releasing is seen as such. Read the other way round, a wave that started between the two
+    // reads was answered with the release or two made so far, not the whole wave.
+    const releases = await mailbox.listReleases(runId);
     const view = await host.loadView(runId);
     if (!view) throw new AgentProtocolError("not_found", `No run ${runId} of this agent.`);
     const agentTools = new Set(scenario.tools.map((tool) => tool.name));
@@ -153,7 +158,7 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
         outcome: last ? outcomeOf(last, view, agentTools) : null,
       };
     }
-    const ofStep = (await mailbox.listReleases(runId)).filter((release) => release.stepIndex === last.index);
+    const ofStep = releases.filter((release) => release.stepIndex === last.index);
     const open = ofStep.filter((release) => release.state === "released");
     // A wave's calls are released together: answered once each started call of the agent's has its release.
     const isReleasing = last.calls.some(
