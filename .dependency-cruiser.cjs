@@ -21,6 +21,7 @@ const RUNTIME_PACKAGES = [
   "@noble/hashes",
   "@marcbachmann/cel-js",
   "yaml",
+  "jsonc-parser",
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
