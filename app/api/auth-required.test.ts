@@ -209,17 +209,21 @@ function request(
 }
 
 describe("every API route requires an identity holding its role", () => {
-  it("answers 401 unauthenticated without credentials, or with a token that is not one", async () => {
+  it("answers 401 unauthenticated without credentials, or with a token that is not one, saying which", async () => {
     for (const route of routes) {
-      const attempts: Array<Record<string, string>> = [
-        {},
-        { authorization: "Bearer tp_not-a-real-token" },
-        { authorization: "Basic abc" },
+      const attempts: Array<[Record<string, string>, string]> = [
+        [{}, "Sign in, or send an API token"],
+        [{ authorization: "Bearer tp_not-a-real-token" }, "The API token sent is not valid"],
+        [{ authorization: "Basic abc" }, "The Authorization header is not an API token"],
+        [{ cookie: "better-auth.session_token=forged.value" }, "The session has ended or is not valid"],
       ];
-      for (const headers of attempts) {
+      for (const [headers, message] of attempts) {
         const response = await route.handler(request(route.method, headers, route.body), context());
         expect(response.status, route.name).toBe(401);
-        expect(await response.json()).toMatchObject({ error: { code: "unauthenticated" }, pending: null });
+        expect(await response.json()).toMatchObject({
+          error: { code: "unauthenticated", message: expect.stringContaining(message) },
+          pending: null,
+        });
       }
     }
   });
@@ -247,7 +251,9 @@ describe("every API route requires an identity holding its role", () => {
     const token = (await listTokens(db)).find((candidate) => candidate.ownerEmail === viewer.email);
     if (!token) throw new Error("the token is not listed");
     await revokeToken(db, token.id);
-    expect((await inbox.handler(request("GET", viewer.headers))).status).toBe(401);
+    const refused = await inbox.handler(request("GET", viewer.headers));
+    expect(refused.status).toBe(401);
+    expect((await refused.json()).error.message).toContain("The API token sent is not valid");
   });
 
   it("never sends a token back, in any response", async () => {

@@ -15,12 +15,7 @@ import { hasRole, ROLE_ABILITIES, type Role } from "@/lib/wire/roles";
  */
 export async function requireIdentity(headers: Headers, role: Role): Promise<Identity> {
   const identity = await lookUpIdentity(headers);
-  if (!identity) {
-    throw RequestRefusal.of(
-      "unauthenticated",
-      "Sign in, or send an API token as Authorization: Bearer <token>.",
-    );
-  }
+  if (!identity) throw RequestRefusal.of("unauthenticated", describeMissingIdentity(headers));
   if (!hasRole(identity.role, role))
     throw RequestRefusal.of("forbidden", describeMissingRole(identity, role));
   return identity;
@@ -43,6 +38,22 @@ export async function lookUpIdentity(headers: Headers): Promise<Identity | null>
   }
   if (await isDatabaseDown()) throw new StoreUnavailableError();
   return readIdentity(headers);
+}
+
+/**
+ * Why a request has no identity, from what it sent: nothing, a token that is not (or no longer) one,
+ * or a session that has ended. Which of unknown, revoked, expired or deactivated a token is stays
+ * unsaid: the sender knows what they sent, and a stranger learns nothing.
+ */
+function describeMissingIdentity(headers: Headers): string {
+  const authorization = headers.get("authorization");
+  if (authorization !== null) {
+    return /^Bearer\s+\S/i.test(authorization)
+      ? "The API token sent is not valid: unknown, revoked or expired, or its owner deactivated. Send a valid one as Authorization: Bearer <token>."
+      : "The Authorization header is not an API token: send one as Authorization: Bearer <token>.";
+  }
+  if (presentsCredentials(headers)) return "The session has ended or is not valid: sign in again.";
+  return "Sign in, or send an API token as Authorization: Bearer <token>.";
 }
 
 /** A bearer token, or a cookie that may be a session: something that had to be looked up. */
