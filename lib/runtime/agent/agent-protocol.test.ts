@@ -6,6 +6,16 @@ import { createMemoryRunStore } from "../testing/memory-run-store";
 import { createAgentProtocol } from "./agent-protocol";
 import { describeAgentProtocolContract } from "./agent-protocol.contract";
 
+/** A read the agent runs itself, for the tests below that need one. */
+const search = {
+  name: "search",
+  description: "",
+  resourceClass: "pure_read",
+  effect: "READ",
+  approval: "never",
+  parameters: { type: "object" },
+} as const;
+
 describeAgentProtocolContract("memory", async () => {
   const clock = { offset: 0 };
   const now = () => Date.now() + clock.offset;
@@ -45,16 +55,7 @@ describe("an agent's run exported", () => {
       {
         name: "exported",
         agent: { name: "bot" },
-        tools: [
-          {
-            name: "search",
-            description: "",
-            resourceClass: "pure_read",
-            effect: "READ",
-            approval: "never",
-            parameters: { type: "object" },
-          },
-        ],
+        tools: [search],
       },
       agent,
     );
@@ -198,15 +199,6 @@ describe("what an agent's wave costs the mailbox", () => {
 });
 
 describe("an answer read while a wave is being released", () => {
-  const search = {
-    name: "search",
-    description: "",
-    resourceClass: "pure_read",
-    effect: "READ",
-    approval: "never",
-    parameters: { type: "object" },
-  } as const;
-
   it("gives the whole wave or a wait, never the releases made so far", async () => {
     const mailbox = createMemoryAgentMailbox();
     const host = createMemoryRunHost({ agents: { mailbox, pollMs: 5 }, deadlineTimers: false });
