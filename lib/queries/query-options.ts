@@ -1,6 +1,7 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { RunView, ToolGrant } from "@/lib/runtime/browser";
+import type { RunView } from "@/lib/runtime/browser";
 import { type InboxFilterParams, type InboxPage, inboxSearchParams } from "@/lib/wire/inbox-item";
+import type { ListedGrant } from "@/lib/wire/listed-grant";
 import { fetchJson } from "./fetch-json";
 
 /** Query keys of server state; the event streams write into these same entries. */
@@ -49,6 +50,6 @@ export function grantsQueryOptions(runId?: string) {
   return queryOptions({
     queryKey: queryKeys.grants(runId),
     queryFn: ({ signal }) =>
-      fetchJson<ToolGrant[]>(`/api/grants${runId ? `?runId=${encodeURIComponent(runId)}` : ""}`, signal),
+      fetchJson<ListedGrant[]>(`/api/grants${runId ? `?runId=${encodeURIComponent(runId)}` : ""}`, signal),
   });
 }

@@ -212,4 +212,20 @@ describe("/api/grants", () => {
       ]);
     }
   });
+
+  it("lists a grant for the runs one person starts with that person's name, which /grants shows, not their id", async () => {
+    const { runId, turnDigest } = await runUntil("grants user", "WAITING_FOR_APPROVAL");
+    const decided = await decide("approver", runId, { approve: true, turnDigest, grant: { scope: "user" } });
+    expect(decided.status).toBe(200);
+    const { grant } = await decided.json();
+    const listed = await (await routes.grants.GET(as("viewer", "http://test/api/grants"))).json();
+    expect(listed.find((each: { id: string }) => each.id === grant.id)).toMatchObject({
+      scope: "user",
+      starterId: accounts.operator.userId,
+      starterName: accounts.operator.name,
+    });
+    expect(listed.filter((each: { scope: string }) => each.scope !== "user")).not.toContainEqual(
+      expect.objectContaining({ starterName: expect.anything() }),
+    );
+  });
 });

@@ -1,16 +1,38 @@
 import "server-only";
+import { inArray } from "drizzle-orm";
+import { user } from "@/db/auth-schema";
 import type { Db } from "@/db/client";
 import { createGrantRepository } from "@/db/repositories/grant-repository";
 import type { ToolGrant } from "@/lib/runtime";
 import type { Identity } from "@/lib/server/auth/request-identity";
 import { getLogger } from "@/lib/server/ops/logger";
+import type { ListedGrant } from "@/lib/wire/listed-grant";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
 
 export type { ToolGrant };
 
-/** The live grants, oldest first; those scoped to `runId` only, when given. */
-export function listLiveGrants(db: Db, filter: { runId?: string }, now = new Date()): Promise<ToolGrant[]> {
-  return createGrantRepository(db).listLive({ now, ...(filter.runId ? { runId: filter.runId } : {}) });
+/** The live grants, oldest first; those scoped to `runId` only, when given; each with its starter's name. */
+export async function listLiveGrants(
+  db: Db,
+  filter: { runId?: string },
+  now = new Date(),
+): Promise<ListedGrant[]> {
+  const grants = await createGrantRepository(db).listLive({
+    now,
+    ...(filter.runId ? { runId: filter.runId } : {}),
+  });
+  const starterIds = [...new Set(grants.flatMap((grant) => (grant.starterId ? [grant.starterId] : [])))];
+  const names = new Map(
+    starterIds.length === 0
+      ? []
+      : (
+          await db.select({ id: user.id, name: user.name }).from(user).where(inArray(user.id, starterIds))
+        ).map(({ id, name }) => [id, name] as const),
+  );
+  return grants.map((grant) => ({
+    ...grant,
+    starterName: grant.starterId ? (names.get(grant.starterId) ?? null) : null,
+  }));
 }
 
 /**
