@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { STREAM_REAUTHORIZE_MS } from "@/lib/server/auth/stream-authorization";
 import { routeParams, setUpRouteTests } from "@/lib/server/testing/route-tests";
 import type { TestAccount } from "@/lib/server/testing/test-accounts";
 import type { Role } from "@/lib/wire/roles";
@@ -15,6 +16,7 @@ let routes: {
   finish: typeof import("./runs/[id]/finish/route");
   reports: typeof import("./runs/[id]/reports/route");
   heartbeat: typeof import("./runs/[id]/heartbeat/route");
+  events: typeof import("./runs/[id]/events/route");
   decision: typeof import("../runs/[id]/decision/route");
   peopleRun: typeof import("../runs/[id]/route");
   peopleRuns: typeof import("../runs/route");
@@ -43,6 +45,7 @@ beforeAll(async () => {
     finish: await import("./runs/[id]/finish/route"),
     reports: await import("./runs/[id]/reports/route"),
     heartbeat: await import("./runs/[id]/heartbeat/route"),
+    events: await import("./runs/[id]/events/route"),
     decision: await import("../runs/[id]/decision/route"),
     peopleRun: await import("../runs/[id]/route"),
     peopleRuns: await import("../runs/route"),
@@ -241,6 +244,38 @@ describe("the agent API", () => {
     ]) {
       expect(refused.status).toBe(403);
       expect((await refused.json()).error.message).toMatch(/must be an operator or above/);
+    }
+  });
+
+  it("closes an agent's open event stream at its next re-check once its owner is a viewer", async () => {
+    const { createToken, createUser } = await import("@/lib/server/auth/accounts");
+    const { setUserRole } = await import("@/lib/server/auth/account-changes");
+    const { getAuth } = await import("@/lib/server/server-context");
+    const auth = await getAuth();
+    const email = `streaming-${crypto.randomUUID().slice(0, 8)}@test.example`;
+    await createUser(auth, {
+      email,
+      name: "Streams, then a viewer",
+      password: "test-password-1",
+      role: "operator",
+    });
+    const { token } = await createToken(auth, setup.handle.db, { email, name: "their agent", role: "agent" });
+    const headers = { authorization: `Bearer ${token}` };
+    const runId = await openRun(headers);
+    // Only the stream's re-check (and its heartbeat) run on the clock this test moves.
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    try {
+      const stream = await routes.events.GET(get(headers), params(runId));
+      expect(stream.status).toBe(200);
+      const reader = stream.body?.getReader();
+      if (!reader) throw new Error("the stream has no body");
+      await reader.read(); // the run's events so far: the stream is open
+      await setUserRole(auth, setup.handle.db, null, { email, role: "viewer" });
+      await vi.advanceTimersByTimeAsync(STREAM_REAUTHORIZE_MS);
+      // It ends: the test would time out reading an open stream.
+      for (let part = await reader.read(); !part.done; part = await reader.read()) {}
+    } finally {
+      vi.useRealTimers();
     }
   });
 

@@ -38,3 +38,13 @@ export function requireAgent(identity: Identity): AgentIdentity {
     ownerName: identity.name,
   };
 }
+
+/** Whether {@link requireAgent} lets `identity` through: what an agent's open stream re-checks. */
+export function mayActAsAgent(identity: Identity): boolean {
+  try {
+    requireAgent(identity);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,5 @@
 import { handleRoute, readQuery } from "@/lib/http/api-route";
-import { closeWhenUnauthorized } from "@/lib/server/auth/stream-authorization";
+import { closeWhenUnauthorized, holdsRole } from "@/lib/server/auth/stream-authorization";
 import { getRunService } from "@/lib/server/server-context";
 import { pipeInbox } from "@/lib/server/streams/inbox-stream";
 import { openEventStream } from "@/lib/server/streams/open-event-stream";
@@ -16,7 +16,7 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request, _con
   const filter = inboxFilterOf(query);
   const service = await getRunService();
   return openEventStream(request, identity, async (channel) => {
-    const stopWatching = closeWhenUnauthorized(channel, request, identity, "viewer");
+    const stopWatching = closeWhenUnauthorized(channel, request, identity, holdsRole("viewer"));
     try {
       const stopPiping = await pipeInbox(service, channel, filter);
       return () => {

@@ -2,7 +2,7 @@ import { handleRoute } from "@/lib/http/api-route";
 import { readResumeSeq } from "@/lib/http/read-resume-seq";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { RunNotFoundError } from "@/lib/runtime";
-import { closeWhenUnauthorized } from "@/lib/server/auth/stream-authorization";
+import { closeWhenUnauthorized, holdsRole } from "@/lib/server/auth/stream-authorization";
 import { getRunService } from "@/lib/server/server-context";
 import { pipeRunEvents } from "@/lib/server/streams/client-event-stream";
 import { openEventStream } from "@/lib/server/streams/open-event-stream";
@@ -21,7 +21,7 @@ export const GET = handleRoute(
     const run = await service.getRun(runId);
     if (!run) throw new RunNotFoundError(runId);
     return openEventStream(request, identity, async (channel) => {
-      const stopWatching = closeWhenUnauthorized(channel, request, identity, "viewer");
+      const stopWatching = closeWhenUnauthorized(channel, request, identity, holdsRole("viewer"));
       try {
         const stopPiping = await pipeRunEvents(service, runId, afterSeq, channel, run);
         return () => {

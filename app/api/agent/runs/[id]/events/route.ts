@@ -1,7 +1,7 @@
 import { handleRoute } from "@/lib/http/api-route";
 import { readResumeSeq } from "@/lib/http/read-resume-seq";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
-import { requireAgent } from "@/lib/server/agents/require-agent";
+import { mayActAsAgent, requireAgent } from "@/lib/server/agents/require-agent";
 import { closeWhenUnauthorized } from "@/lib/server/auth/stream-authorization";
 import { getRunService } from "@/lib/server/server-context";
 import { pipeRunEvents } from "@/lib/server/streams/client-event-stream";
@@ -17,7 +17,7 @@ export const GET = handleRoute(
     const service = await getRunService();
     const { run } = await service.agents.requireOwnRun(runId, agent);
     return openSseResponse(request.signal, async (channel) => {
-      const stopWatching = closeWhenUnauthorized(channel, request, identity, "agent");
+      const stopWatching = closeWhenUnauthorized(channel, request, identity, mayActAsAgent);
       const stopPiping = await pipeRunEvents(service, runId, afterSeq, channel, run);
       return () => {
         stopWatching();
