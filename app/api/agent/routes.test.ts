@@ -73,6 +73,21 @@ const TOOLS = [
   },
 ];
 
+/** A new operator's agent token, and how to make that operator a viewer. */
+async function operatorsAgentToken(name: string) {
+  const { createToken, createUser } = await import("@/lib/server/auth/accounts");
+  const { setUserRole } = await import("@/lib/server/auth/account-changes");
+  const { getAuth } = await import("@/lib/server/server-context");
+  const auth = await getAuth();
+  const email = `operator-${crypto.randomUUID().slice(0, 8)}@test.example`;
+  await createUser(auth, { email, name, password: "test-password-1", role: "operator" });
+  const { token } = await createToken(auth, setup.handle.db, { email, name: "their agent", role: "agent" });
+  return {
+    headers: { authorization: `Bearer ${token}` },
+    demote: () => setUserRole(auth, setup.handle.db, null, { email, role: "viewer" }),
+  };
+}
+
 async function openRun(headers = agentHeaders): Promise<string> {
   const response = await routes.open.POST(
     post(headers, {
@@ -224,19 +239,12 @@ describe("the agent API", () => {
   });
 
   it("stops an operator's agent token at once when the operator becomes a viewer", async () => {
-    const { createToken, createUser } = await import("@/lib/server/auth/accounts");
-    const { setUserRole } = await import("@/lib/server/auth/account-changes");
-    const { getAuth } = await import("@/lib/server/server-context");
-    const auth = await getAuth();
-    const email = `demoted-${crypto.randomUUID().slice(0, 8)}@test.example`;
-    await createUser(auth, { email, name: "Soon a viewer", password: "test-password-1", role: "operator" });
-    const { token } = await createToken(auth, setup.handle.db, { email, name: "their agent", role: "agent" });
-    const headers = { authorization: `Bearer ${token}` };
+    const { headers, demote } = await operatorsAgentToken("Soon a viewer");
     const runId = await openRun(headers);
     // Used once more, so the identity cache holds it as an operator's.
     expect((await routes.run.GET(get(headers), params(runId))).status).toBe(200);
 
-    await setUserRole(auth, setup.handle.db, null, { email, role: "viewer" });
+    await demote();
     for (const refused of [
       await routes.run.GET(get(headers), params(runId)),
       await routes.turns.POST(post(headers, { turn: 0, text: "done", calls: [] }), params(runId)),
@@ -248,19 +256,7 @@ describe("the agent API", () => {
   });
 
   it("closes an agent's open event stream at its next re-check once its owner is a viewer", async () => {
-    const { createToken, createUser } = await import("@/lib/server/auth/accounts");
-    const { setUserRole } = await import("@/lib/server/auth/account-changes");
-    const { getAuth } = await import("@/lib/server/server-context");
-    const auth = await getAuth();
-    const email = `streaming-${crypto.randomUUID().slice(0, 8)}@test.example`;
-    await createUser(auth, {
-      email,
-      name: "Streams, then a viewer",
-      password: "test-password-1",
-      role: "operator",
-    });
-    const { token } = await createToken(auth, setup.handle.db, { email, name: "their agent", role: "agent" });
-    const headers = { authorization: `Bearer ${token}` };
+    const { headers, demote } = await operatorsAgentToken("Streams, then a viewer");
     const runId = await openRun(headers);
     // Only the stream's re-check (and its heartbeat) run on the clock this test moves.
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
@@ -270,7 +266,7 @@ describe("the agent API", () => {
       const reader = stream.body?.getReader();
       if (!reader) throw new Error("the stream has no body");
       await reader.read(); // the run's events so far: the stream is open
-      await setUserRole(auth, setup.handle.db, null, { email, role: "viewer" });
+      await demote();
       await vi.advanceTimersByTimeAsync(STREAM_REAUTHORIZE_MS);
       // It ends: the test would time out reading an open stream.
       for (let part = await reader.read(); !part.done; part = await reader.read()) {}
