@@ -582,6 +582,68 @@ export function describeAgentProtocolContract(label: string, open: () => Promise
       expect((await until(runId, "finished")).status).toBe("CANCELLED");
     });
 
+    it("an approval that loses the run to a cancel is told it was cancelled, not that it is RUNNING", async () => {
+      const { runId } = await protocol.openRun(openInput(), AGENT);
+      await protocol.submitTurn(runId, AGENT, { turn: 0, text: null, calls: [send("gate")] }, { waitMs: 0 });
+      await until(runId, "approval");
+      const pending = (await backing.hosts[0].loadView(runId))?.pending;
+      // The cancel's worker ends the run only once the approver has been answered: the run is RUNNING then.
+      let letEnd = () => {};
+      const answered = new Promise<void>((resolve) => {
+        letEnd = resolve;
+      });
+      const cancelling = backing.hostOver((store) => ({
+        ...store,
+        finishRun: async (...args) => {
+          await answered;
+          return store.finishRun(...args);
+        },
+      }));
+      // Between the approval's read of the waiting run and its claim, a cancel claims it and is answered.
+      let isCancelled = false;
+      const cancelFirst = async () => {
+        if (isCancelled) return;
+        isCancelled = true;
+        await cancelling.startCancelRun(runId, "run");
+      };
+      const approving = backing.hostOver((store) => ({
+        ...store,
+        claimAndRecordDecision: async (...args) => {
+          await cancelFirst();
+          return store.claimAndRecordDecision(...args);
+        },
+        claimWaitingRun: async (id, claimToken, leaseMs, purpose) => {
+          if (purpose === "decision") await cancelFirst();
+          return store.claimWaitingRun(id, claimToken, leaseMs, purpose);
+        },
+      }));
+      const refused = await refusal(
+        approving.startDecision(runId, {
+          approve: true,
+          actor: "Ana",
+          turnDigest: pending?.turnDigest ?? null,
+        }),
+      );
+      letEnd();
+      expect(refused).toMatchObject({ code: "not_waiting", status: "RUNNING", scope: "run" });
+      expect(refused.message).toBe(
+        `Run ${runId} was cancelled before this decision could take effect; nothing was decided, and the run is ending.`,
+      );
+      expect((await until(runId, "finished")).status).toBe("CANCELLED");
+      // Once the run has ended, a decision on the turn it waited on is told so, with its final status.
+      const late = await refusal(
+        backing.hosts[1].startDecision(runId, {
+          approve: true,
+          actor: "Ana",
+          turnDigest: pending?.turnDigest ?? null,
+        }),
+      );
+      expect(late).toMatchObject({ code: "not_waiting", status: "CANCELLED" });
+      expect(late.message).toBe(
+        `Run ${runId} was cancelled before this decision could take effect, and the run has ended (CANCELLED); nothing was decided.`,
+      );
+    });
+
     it("a cancel that finds the run waiting after reading it running claims it and cancels it", async () => {
       const { runId } = await protocol.openRun(openInput(), AGENT);
       await protocol.submitTurn(

@@ -59,6 +59,36 @@ export class NotWaitingError extends DecisionRefusedError {
   }
 }
 
+/**
+ * A decision that found the run waiting and lost it to a cancel: the cancel took the pending turn
+ * first, and nothing was decided. `scope` is what the cancel cancels, once its worker has said so
+ * (null before); `status` is the run's status read after the claim was lost: the final one once the
+ * run has ended (`CANCELLED`), RUNNING while the cancel is still ending it or the run goes on to its
+ * next turn.
+ */
+export class CancelledFirstError extends DecisionRefusedError {
+  static override readonly brand: string = "CancelledFirstError";
+  declare readonly code: "not_waiting";
+  readonly status: string;
+  readonly scope: "turn" | "run" | null;
+  constructor(runId: string, status: string, scope: "turn" | "run" | null, hasEnded: boolean) {
+    const what =
+      scope === "turn" ? `The pending turn of run ${runId} was cancelled` : `Run ${runId} was cancelled`;
+    super(
+      "not_waiting",
+      runId,
+      hasEnded
+        ? `${what} before this decision could take effect, and the run has ended (${status}); nothing was decided.`
+        : scope === null
+          ? `A cancel took the pending turn of run ${runId} before this decision could take effect; nothing was decided.`
+          : `${what} before this decision could take effect; nothing was decided, and the run ${scope === "run" ? "is ending" : "goes on with its next turn"}.`,
+      null,
+    );
+    this.status = status;
+    this.scope = scope;
+  }
+}
+
 /** A cancel of a run that has already ended: there is nothing left to cancel. */
 export class RunEndedError extends DecisionRefusedError {
   static override readonly brand: string = "RunEndedError";
