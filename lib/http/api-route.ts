@@ -11,6 +11,7 @@ import type { Role } from "@/lib/wire/roles";
 import { errorHeaders, toErrorBody } from "./error-response";
 import { readRequestId } from "./request-id";
 import { MAX_BODY_BYTES } from "./request-limits";
+import { emptyBodySchema } from "./request-schemas";
 import { requireIdentity } from "./require-identity";
 import { jsonAnswer, sendSmallJsonUncompressed } from "./small-bodies-uncompressed";
 
@@ -114,7 +115,10 @@ export async function readJsonBody(request: Request): Promise<unknown> {
       `Send the body as application/json (got ${mediaType ? mediaType.slice(0, 100) : "no content type"}).`,
     );
   }
-  const text = await readLimitedText(request);
+  return parseJsonText(await readLimitedText(request));
+}
+
+function parseJsonText(text: string): unknown {
   if (measureJsonDepth(text) > MAX_JSON_DEPTH) {
     throw invalid("", `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
@@ -123,6 +127,24 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   } catch {
     throw invalid("", "the body is not valid JSON");
   }
+}
+
+/**
+ * For a route that takes nothing: no body at all (whatever its Content-Type), or `{}`. Any other
+ * body is refused as {@link readBody} refuses it (415, 413, 400), and a JSON value other than `{}`
+ * with a 400 naming the body, so that what a client meant to send is never silently dropped.
+ */
+export async function readEmptyBody(request: Request): Promise<void> {
+  const text = await readLimitedText(request);
+  if (text === "") return;
+  const mediaType = mediaTypeOf(request);
+  if (mediaType !== "application/json") {
+    throw RequestRefusal.of(
+      "unsupported_media_type",
+      `This request takes no body, or {} as application/json (got ${mediaType ? mediaType.slice(0, 100) : "no content type"}).`,
+    );
+  }
+  validateInput(parseJsonText(text), emptyBodySchema);
 }
 
 /** The body's media type as its Content-Type names it, lower-cased, without parameters ("" for none). */

@@ -40,6 +40,19 @@ export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
 /** POST /api/runs/[id]/cancel */
 export const cancelRequestSchema = z.object({ scope: z.enum(["turn", "run"]) }).strict();
 
+/** The body of a request that takes nothing (POST /api/agent/runs/[id]/heartbeat): `{}`, when there is one. */
+export const emptyBodySchema = z
+  .object(
+    {},
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? `takes no body: send none, or {} (not ${issue.keys.map((key) => JSON.stringify(key)).join(", ")})`
+          : "takes no body: send none, or {}",
+    },
+  )
+  .strict();
+
 /** POST /api/faults (only with PLAYGROUND_FAULTS=1) */
 export const faultRequestSchema = z
   .object({ target: z.enum(["approvals", "steps"]), failNext: z.number().int().min(0).max(1000) })

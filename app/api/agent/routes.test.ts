@@ -288,6 +288,25 @@ describe("the agent API", () => {
     }
   });
 
+  it("takes a heartbeat with no body or {}, and refuses any other body naming it", async () => {
+    const runId = await openRun();
+    const bare = new Request("http://test/api", { method: "POST", headers: agentHeaders });
+    expect((await routes.heartbeat.POST(bare, params(runId))).status).toBe(200);
+    expect((await routes.heartbeat.POST(post(agentHeaders, {}), params(runId))).status).toBe(200);
+    for (const [body, message] of [
+      [
+        { leaseSeconds: 600 },
+        'Invalid request: (body): takes no body: send none, or {} (not "leaseSeconds")',
+      ],
+      [[], "Invalid request: (body): takes no body: send none, or {}"],
+      ["not json", "Invalid request: (body): the body is not valid JSON"],
+    ] as const) {
+      const refused = await routes.heartbeat.POST(post(agentHeaders, body), params(runId));
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).error).toMatchObject({ code: "invalid_request", message });
+    }
+  });
+
   it("refuses hostile turns and reports with a clear 4xx, storing nothing", async () => {
     const runId = await openRun();
     const turn = (calls: unknown[]) => post(agentHeaders, { turn: 0, text: null, calls });

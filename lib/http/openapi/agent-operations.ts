@@ -76,8 +76,14 @@ export const AGENT_OPERATIONS: ApiOperation[] = [
     method: "POST",
     path: "/api/agent/runs/[id]/heartbeat",
     summary: "Renew the agent's open releases",
+    description: "Takes no body, or `{}`; any other body is refused (400).",
     role: "agent",
-    responses: { 200: agentAnswer },
+    responses: {
+      200: {
+        description: "The open releases' new lease: `{ runId, leaseExpiresAt }`",
+        schema: jsonObject,
+      },
+    },
     refusals: { 404: "No such run of this token", 409: "`not_waiting`: the run has ended" },
   },
   {
