@@ -17,6 +17,7 @@ let routes: {
   reports: typeof import("./runs/[id]/reports/route");
   heartbeat: typeof import("./runs/[id]/heartbeat/route");
   events: typeof import("./runs/[id]/events/route");
+  cancel: typeof import("./runs/[id]/cancel/route");
   decision: typeof import("../runs/[id]/decision/route");
   peopleRun: typeof import("../runs/[id]/route");
   peopleRuns: typeof import("../runs/route");
@@ -46,6 +47,7 @@ beforeAll(async () => {
     reports: await import("./runs/[id]/reports/route"),
     heartbeat: await import("./runs/[id]/heartbeat/route"),
     events: await import("./runs/[id]/events/route"),
+    cancel: await import("./runs/[id]/cancel/route"),
     decision: await import("../runs/[id]/decision/route"),
     peopleRun: await import("../runs/[id]/route"),
     peopleRuns: await import("../runs/route"),
@@ -305,6 +307,19 @@ describe("the agent API", () => {
       expect(refused.status).toBe(400);
       expect((await refused.json()).error).toMatchObject({ code: "invalid_request", message });
     }
+  });
+
+  it("answers the agent's cancel once the run has ended: a heartbeat after it is a 409", async () => {
+    const runId = await openRun();
+    const cancelled = await routes.cancel.POST(post(agentHeaders, {}), params(runId));
+    expect(cancelled.status).toBe(200);
+    expect(await cancelled.json()).toEqual({ status: "CANCELLED" });
+    const heartbeat = await routes.heartbeat.POST(post(agentHeaders, {}), params(runId));
+    expect(heartbeat.status).toBe(409);
+    expect((await heartbeat.json()).error).toMatchObject({
+      code: "not_waiting",
+      message: `Run ${runId} has ended (CANCELLED).`,
+    });
   });
 
   it("refuses hostile turns and reports with a clear 4xx, storing nothing", async () => {

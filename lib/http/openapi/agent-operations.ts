@@ -103,8 +103,11 @@ export const AGENT_OPERATIONS: ApiOperation[] = [
     method: "POST",
     path: "/api/agent/runs/[id]/cancel",
     summary: "Cancel the agent's own run",
+    description:
+      "Answers once the run has ended (`CANCELLED`), or after `?wait=` seconds with the status as it stands.",
     role: "agent",
-    responses: { 200: { description: "The run's status after the cancellation" } },
+    query: agentWaitQuerySchema,
+    responses: { 200: { description: "The run's status after the cancellation: `{ status }`" } },
     refusals: {
       404: "No such run of this token",
       409: "`not_waiting`: the run has ended, nothing to cancel",

@@ -506,6 +506,46 @@ export function describeAgentProtocolContract(label: string, open: () => Promise
       });
     });
 
+    it("the agent's own cancel answers once the run has ended: a heartbeat after it is refused", async () => {
+      // The run's worker ends it only once the heartbeat was sent, or the cancel waits for that end.
+      let letEnd = () => {};
+      const mayEnd = new Promise<void>((resolve) => {
+        letEnd = resolve;
+      });
+      const holding = backing.hostOver((store) => ({
+        ...store,
+        finishRun: async (...args) => {
+          await mayEnd;
+          return store.finishRun(...args);
+        },
+      }));
+      let isCancelling = false;
+      const agentSide = createAgentProtocol({
+        host: holding,
+        pollMs: 10,
+        mailbox: {
+          ...backing.mailbox,
+          waitForChange: async (...args) => {
+            if (isCancelling) letEnd();
+            return backing.mailbox.waitForChange(...args);
+          },
+        },
+      });
+      const { runId } = await agentSide.openRun(openInput(), AGENT);
+      isCancelling = true;
+      const cancelled = await agentSide.cancel(runId, AGENT, WAIT);
+      const heartbeat = await agentSide.heartbeat(runId, AGENT).then(
+        (renewed) => renewed,
+        (error: AgentProtocolError) => error,
+      );
+      letEnd();
+      expect(heartbeat).toMatchObject({
+        code: "not_waiting",
+        message: `Run ${runId} has ended (CANCELLED).`,
+      });
+      expect(cancelled).toEqual({ status: "CANCELLED" });
+    });
+
     it("hostile turns are refused whole, nothing stored: duplicate ids, arguments that are not JSON, unknown tools, no calls", async () => {
       const { runId } = await protocol.openRun(openInput(), AGENT);
       const cases = [

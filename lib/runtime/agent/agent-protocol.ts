@@ -26,7 +26,7 @@ import { outcomeOf, releaseView, versionOf } from "./describe-agent-answer";
 const FINAL_STATUSES = new Set<RunStatus>(["COMPLETED", "FAILED", "CANCELLED"]);
 
 export interface AgentProtocolOptions {
-  host: Pick<RunHost, "startAgentRun" | "planTurn" | "getRun" | "loadView">;
+  host: Pick<RunHost, "startAgentRun" | "planTurn" | "getRun" | "loadView" | "startCancelRun">;
   mailbox: AgentMailbox;
   /** How often a long poll reads again for changes other instances made (default 200 ms). */
   pollMs?: number;
@@ -195,7 +195,13 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
   async function next(
     runId: string,
     agent: Pick<AgentIdentity, "tokenId">,
-    wait: { waitMs: number; signal?: AbortSignal; untilApproval?: boolean; after?: string | undefined },
+    wait: {
+      waitMs: number;
+      signal?: AbortSignal;
+      untilApproval?: boolean;
+      after?: string | undefined;
+      untilFinished?: boolean;
+    },
   ): Promise<AgentNext> {
     const { scenario } = await requireOwnRun(runId, agent);
     // A wait is measured on the wall clock, whatever clock leases are read by.
@@ -211,8 +217,9 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
         if (!run) throw new AgentProtocolError("not_found", `No run ${runId} of this agent.`);
         const answer = await readNow(runId, run, scenario);
         const left = deadline - Date.now();
-        const isSettled =
-          wait.after !== undefined
+        const isSettled = wait.untilFinished
+          ? answer.next === "finished"
+          : wait.after !== undefined
             ? answer.version !== wait.after
             : answer.next !== "wait" || (wait.untilApproval === true && answer.waitingFor === "approval");
         if (isSettled || left <= 0 || wait.signal?.aborted) return answer;
@@ -394,7 +401,28 @@ export function createAgentProtocol(options: AgentProtocolOptions) {
     return { runId, leaseExpiresAt: await renew(runId, scenario) };
   }
 
-  return { openRun, requireOwnRun, next, submitTurn, report, heartbeat };
+  /**
+   * The agent gives up its own run: cancelled like any run (its open releases closed, the calls
+   * not yet run invalidated), answered once the run has ended, so that a heartbeat or a turn sent
+   * after the answer is refused as on any run that has ended. A running run ends when its worker
+   * takes the cancel, after the request is stored: answered at the request, the run was still
+   * RUNNING for a moment, and a heartbeat then renewed leases of a run being cancelled. After
+   * `waitMs` the answer is the status as it stands (RUNNING while a call the server runs has not
+   * yet stopped); the run ends all the same.
+   */
+  async function cancel(
+    runId: string,
+    agent: Pick<AgentIdentity, "tokenId">,
+    wait: { waitMs: number; signal?: AbortSignal },
+  ): Promise<{ status: RunStatus }> {
+    await requireOwnRun(runId, agent);
+    const { settled } = await host.startCancelRun(runId, "run");
+    settled.catch(() => {});
+    const answer = await next(runId, agent, { ...wait, untilFinished: true });
+    return { status: answer.status };
+  }
+
+  return { openRun, requireOwnRun, next, submitTurn, report, heartbeat, cancel };
 }
 
 export type AgentProtocol = ReturnType<typeof createAgentProtocol>;
