@@ -94,6 +94,7 @@ export {
   type RunView,
   type StepView,
 } from "./events/run-view";
+export { formatIssuePath } from "./format-issue-path";
 export { applyGrants, grantCovers } from "./grants/apply-grants";
 export { compileGrantCondition } from "./grants/grant-condition";
 export type { GrantStore } from "./grants/grant-store";
@@ -213,7 +214,6 @@ export {
 } from "./run/suspended-state";
 export { decodeToolAllowances, type ToolAllowance, type ToolAllowances } from "./run/tool-allowances";
 export {
-  formatIssuePath,
   InvalidScenarioError,
   parseScenarioJson,
   parseScenarioValue,

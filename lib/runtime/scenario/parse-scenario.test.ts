@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatIssuePath, InvalidScenarioError, parseScenarioJson, validateScenario } from "./parse-scenario";
+import { formatIssuePath } from "../format-issue-path";
+import { InvalidScenarioError, parseScenarioJson, validateScenario } from "./parse-scenario";
 
 const minimal = { name: "m", model: { kind: "scripted", turns: [] } };
 

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { RuntimeError } from "../errors";
+import { formatIssuePath } from "../format-issue-path";
 import { findJsonValueProblem, MAX_JSON_DEPTH, measureJsonDepth } from "../json-limits";
 import { type Scenario, scenarioSchema, scenarioSchemaWithoutCompiling } from "./scenario-schema";
 
@@ -20,18 +21,6 @@ export class InvalidScenarioError extends RuntimeError {
     );
     this.issues = issues;
   }
-}
-
-/** Formats a zod path the way a person reads it: `tools[0].parameters`, `workspace["../x"]`. */
-export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
-  return path
-    .map((segment, index) => {
-      if (typeof segment === "number") return `[${segment}]`;
-      const key = String(segment);
-      if (!/^[A-Za-z_$][\w$]*$/.test(key)) return `[${JSON.stringify(key)}]`;
-      return index === 0 ? key : `.${key}`;
-    })
-    .join("");
 }
 
 function toIssues(error: z.ZodError): ScenarioIssue[] {
