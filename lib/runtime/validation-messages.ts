@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { formatIssuePath } from "./format-issue-path";
 
 /**
  * Validation messages in words a person uses: "must be a whole number", not
@@ -32,13 +33,70 @@ export function describeIssue(issue: z.core.$ZodRawIssue): string | undefined {
     case "invalid_union": {
       // A discriminated union names the values its tag may take.
       const options = "options" in issue && Array.isArray(issue.options) ? issue.options : [];
-      return options.length > 0
-        ? `must be one of ${options.map((option) => JSON.stringify(option)).join(", ")}`
-        : "does not match any of the accepted shapes";
+      if (options.length > 0)
+        return `must be one of ${options.map((option) => JSON.stringify(option)).join(", ")}`;
+      return describeUnionMismatch("errors" in issue && Array.isArray(issue.errors) ? issue.errors : []);
     }
     default:
       return undefined;
   }
+}
+
+/** At most this many of the closest shape's issues are named in a union's message. */
+const MAX_NAMED_UNION_ISSUES = 5;
+
+/**
+ * A value no shape of a plain union accepts: what is wrong with it in the shape that came
+ * closest (zod's `errors` has one issue list per shape), each issue with its path from the
+ * union's place, so a sender can fix it. When every shape refused the value itself (a union of
+ * kinds of value, `string | number`), each shape's wish is said instead.
+ */
+function describeUnionMismatch(errors: ReadonlyArray<ReadonlyArray<z.core.$ZodIssue>>): string {
+  const closest = findClosestShape(errors);
+  if (!closest) return "does not match any of the accepted shapes";
+  if (errors.every((shape) => shape.length === 1 && shape[0]?.path.length === 0)) {
+    return [...new Set(errors.map((shape) => shape[0]?.message))].join(", or ");
+  }
+  const named = closest
+    .slice(0, MAX_NAMED_UNION_ISSUES)
+    .map((issue) =>
+      issue.path.length === 0 ? issue.message : `${formatIssuePath(issue.path)} ${issue.message}`,
+    );
+  const more = closest.length - named.length;
+  return `does not match any of the accepted shapes (the closest: ${named.join("; ")}${more > 0 ? `; and ${more} more` : ""})`;
+}
+
+/**
+ * The shape a sender most likely meant: the fewest literal values refused (a `kind` or `ok` that
+ * names another shape), then the fewest issues, then the deepest one (the sender got furthest
+ * into it), then the first declared.
+ */
+function findClosestShape(
+  errors: ReadonlyArray<ReadonlyArray<z.core.$ZodIssue>>,
+): ReadonlyArray<z.core.$ZodIssue> | undefined {
+  let closest: ReadonlyArray<z.core.$ZodIssue> | undefined;
+  let closestRank: number[] = [];
+  for (const shape of errors) {
+    if (shape.length === 0) continue;
+    const rank = [
+      shape.filter((issue) => issue.code === "invalid_value" && issue.values.length === 1).length,
+      shape.length,
+      -Math.max(...shape.map((issue) => issue.path.length)),
+    ];
+    if (closest === undefined || isRankedBefore(rank, closestRank)) {
+      closest = shape;
+      closestRank = rank;
+    }
+  }
+  return closest;
+}
+
+function isRankedBefore(rank: number[], other: number[]): boolean {
+  for (const [index, value] of rank.entries()) {
+    const otherValue = other[index] ?? 0;
+    if (value !== otherValue) return value < otherValue;
+  }
+  return false;
 }
 
 const TYPE_WORDS: Record<string, string> = {

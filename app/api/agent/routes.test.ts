@@ -368,6 +368,15 @@ describe("the agent API", () => {
       params(runId),
     );
     expect(large.status).toBe(413);
+    // A report of neither shape is told what is wrong in the one it came closest to.
+    const misshapen = await routes.reports.POST(
+      post(agentHeaders, { releaseToken: token, ok: false, error: "the tool crashed" }),
+      params(runId),
+    );
+    expect(misshapen.status).toBe(400);
+    expect((await misshapen.json()).error.message).toBe(
+      "Invalid request: (body): does not match any of the accepted shapes (the closest: error must be an object)",
+    );
     const forged = await routes.reports.POST(
       post(agentHeaders, { releaseToken: "rel_forged", ok: true, result: 1 }),
       params(runId),
