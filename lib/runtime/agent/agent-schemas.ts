@@ -13,6 +13,8 @@ import { approvalTimeoutSchema, customToolDeclarationSchema } from "../tools/cus
 export const MAX_CALLS_PER_TURN = 1_024;
 /** At most this many bytes of JSON in one reported result (an error result says the result was too large). */
 export const MAX_REPORTED_RESULT_BYTES = 1024 * 1024;
+/** The longest error code a report may carry (characters). */
+export const MAX_ERROR_CODE_CHARACTERS = 64;
 /** The longest a long poll waits before answering `wait` (seconds). */
 export const MAX_POLL_WAIT_SECONDS = 60;
 
@@ -81,9 +83,11 @@ export const agentReportInputSchema = z.union([
       ok: z.literal(false),
       error: z
         .object({
+          // Length and form are told apart: a well-formed code that is too long hears only its length.
           code: z
             .string()
-            .regex(/^[a-z][a-z0-9_]{0,63}$/, "must be a snake_case code")
+            .max(MAX_ERROR_CODE_CHARACTERS)
+            .regex(/^[a-z][a-z0-9_]*$/, "must be a snake_case code")
             .optional(),
           message: z.string().min(1).max(10_000),
         })
