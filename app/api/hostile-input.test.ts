@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { and, count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/db/client";
@@ -68,6 +69,23 @@ describe("the HTTP boundary refuses hostile bodies with a clear 4xx and stores n
     );
     expect(error.message).toMatch(/application\/json \(got text\/plain\)/);
     expect(await runCount()).toBe(before);
+  });
+
+  it("refuses a compressed body with 415 naming Content-Encoding, before reading it", async () => {
+    const before = await runCount();
+    const compressed = gzipSync(JSON.stringify(scripted()));
+    for (const encoding of ["gzip", "br", "identity, gzip"]) {
+      const error = await refusedWith(
+        await post(compressed, { "content-encoding": encoding }),
+        415,
+        "unsupported_media_type",
+      );
+      expect(error.message).toBe(
+        `The body is sent with Content-Encoding: ${encoding}, which this server does not decode: send it uncompressed (no Content-Encoding header, or identity).`,
+      );
+    }
+    expect(await runCount()).toBe(before);
+    expect((await post(JSON.stringify(scripted()), { "content-encoding": "Identity" })).status).toBe(201);
   });
 
   it("refuses requests from another site with 403, and lets same-origin and non-browser clients in", async () => {

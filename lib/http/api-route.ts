@@ -93,7 +93,7 @@ function readHost(origin: string): string | null {
 
 /**
  * Reads a request's JSON body and validates it, refusing before any work: a
- * content type other than `application/json` (415); more than
+ * content type other than `application/json`, or a `Content-Encoding` other than `identity` (415); more than
  * `MAX_BODY_BYTES` (413, without reading the rest); text that is not UTF-8,
  * not JSON, or nests deeper than `MAX_JSON_DEPTH` (400); a key or string that
  * cannot be stored, NUL or an unpaired surrogate (400 naming its path); a
@@ -115,6 +115,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
       `Send the body as application/json (got ${mediaType ? mediaType.slice(0, 100) : "no content type"}).`,
     );
   }
+  refuseContentEncoding(request);
   return parseJsonText(await readLimitedText(request));
 }
 
@@ -135,6 +136,7 @@ function parseJsonText(text: string): unknown {
  * with a 400 naming the body, so that what a client meant to send is never silently dropped.
  */
 export async function readEmptyBody(request: Request): Promise<void> {
+  refuseContentEncoding(request);
   const text = await readLimitedText(request);
   if (text === "") return;
   const mediaType = mediaTypeOf(request);
@@ -145,6 +147,21 @@ export async function readEmptyBody(request: Request): Promise<void> {
     );
   }
   validateInput(parseJsonText(text), emptyBodySchema);
+}
+
+/**
+ * The server reads a body as it arrives and decodes no compression: a compressed body would be
+ * refused as text that is not UTF-8, which names neither the header nor the fix.
+ */
+function refuseContentEncoding(request: Request): void {
+  const encoding = request.headers.get("content-encoding");
+  if (encoding === null) return;
+  const codings = encoding.split(",").map((coding) => coding.trim().toLowerCase());
+  if (codings.every((coding) => coding === "" || coding === "identity")) return;
+  throw RequestRefusal.of(
+    "unsupported_media_type",
+    `The body is sent with Content-Encoding: ${encoding.slice(0, 100)}, which this server does not decode: send it uncompressed (no Content-Encoding header, or identity).`,
+  );
 }
 
 /** The body's media type as its Content-Type names it, lower-cased, without parameters ("" for none). */

@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { STREAM_REAUTHORIZE_MS } from "@/lib/server/auth/stream-authorization";
 import { routeParams, setUpRouteTests } from "@/lib/server/testing/route-tests";
@@ -377,6 +378,16 @@ describe("the agent API", () => {
     expect((await misshapen.json()).error.message).toBe(
       "Invalid request: (body): does not match any of the accepted shapes (the closest: error must be an object)",
     );
+    const compressed = await routes.reports.POST(
+      new Request("http://test/api", {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-encoding": "gzip", ...agentHeaders },
+        body: gzipSync(JSON.stringify({ releaseToken: token, ok: true, result: "fine" })),
+      }),
+      params(runId),
+    );
+    expect(compressed.status).toBe(415);
+    expect((await compressed.json()).error.message).toMatch(/Content-Encoding: gzip.*send it uncompressed/);
     const forged = await routes.reports.POST(
       post(agentHeaders, { releaseToken: "rel_forged", ok: true, result: 1 }),
       params(runId),

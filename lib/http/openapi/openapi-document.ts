@@ -106,7 +106,7 @@ function describeOperation(operation: ApiOperation, document: Document): Record<
   }
   if (operation.body) {
     refusals[413] = "`payload_too_large`";
-    refusals[415] = "`unsupported_media_type`";
+    refusals[415] = "`unsupported_media_type`: not `application/json`, or compressed (`Content-Encoding`)";
   }
   if (isGuarded) refusals[503] = "`database_unavailable` (Retry-After)";
   Object.assign(refusals, operation.refusals);
