@@ -24,19 +24,67 @@ export const isoInstantSchema = z.iso.datetime({ offset: true }).refine(isFromYe
 /** A calendar day in ISO 8601 (`2026-12-01`, from its start, UTC), from year 1 on. */
 export const isoDaySchema = z.iso.date().refine(isFromYearOne, FROM_YEAR_ONE);
 
+/** A time range's bound: an instant with its offset, or a calendar day (docs/policies.md#backtest). */
+export const isoInstantOrDaySchema = z.union([isoInstantSchema, isoDaySchema], {
+  error:
+    "must be an ISO day (2026-12-01) or a date and time with its offset (2026-12-01T09:30:00Z), on the calendar",
+});
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Where a range from `since` starts: the instant, or the day's start (UTC). */
+export function readRangeStart(since: string): Date {
+  return new Date(since);
+}
+
+/** The last instant a bound can name (ISO's four-digit years); the database is not asked past it. */
+const LAST_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /**
- * `POST /api/policies/backtest`: a candidate, the time range of recorded runs to replay it over,
- * and optionally one tool's calls only and some runs only (by id).
+ * Where a range until `until` ends, the end not included: the instant, or a day's end (the next
+ * day's start, UTC), so that a day `until` takes in that whole day (9999-12-31's ends at the last
+ * instant there is).
+ */
+export function readRangeEnd(until: string): Date {
+  const at = new Date(until);
+  if (!isoDaySchema.safeParse(until).success) return at;
+  return new Date(Math.min(at.getTime() + DAY_MS, LAST_INSTANT_MS));
+}
+
+/**
+ * `POST /api/policies/backtest`: a candidate, the time range of recorded runs to replay it over
+ * (`since` and `until`, each an instant or a day; `since` no later than `until`), and optionally
+ * one tool's calls only and some runs only (by id).
  */
 export const backtestPolicySchema = z
   .object({
     document: z.string().min(1).max(MAX_POLICY_CHARACTERS),
-    since: isoInstantSchema,
-    until: isoInstantSchema.optional(),
+    since: isoInstantOrDaySchema,
+    until: isoInstantOrDaySchema.optional(),
     tool: z.string().min(1).max(200).optional(),
     runIds: z.array(z.uuid()).min(1).max(500).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine(refuseRangeBackwards);
+
+/** A range that ends before it starts holds nothing: refused, naming both ends, rather than answered empty. */
+function refuseRangeBackwards(
+  range: { since: string; until?: string | undefined },
+  context: z.RefinementCtx,
+): void {
+  if (range.until === undefined) return;
+  const start = readRangeStart(range.since).getTime();
+  const until = new Date(range.until).getTime();
+  // A day `until` takes in that whole day: a `since` at any instant of it is not later.
+  const isBackwards = isoDaySchema.safeParse(range.until).success ? start >= until + DAY_MS : start > until;
+  if (isBackwards) {
+    context.addIssue({
+      code: "custom",
+      path: ["since"],
+      message: `must not be later than until (since is ${range.since}, until ${range.until})`,
+    });
+  }
+}
 
 /** `POST /api/policies/check`: a document to check as publish would, without publishing it. */
 export const checkPolicySchema = z.object({ document: z.string().max(MAX_POLICY_CHARACTERS) }).strict();

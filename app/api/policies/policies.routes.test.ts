@@ -192,6 +192,78 @@ describe("a time range the database cannot hold", () => {
   });
 });
 
+describe("a backtest's range", () => {
+  const backtest = async (range: Record<string, unknown>) =>
+    routes.backtest.POST(
+      post("admin", "http://test/api/policies/backtest", { document: ALLOW_A_TXT, ...range }),
+    );
+
+  it("takes days as the disagreements do, a day `until` through the end of that day (UTC)", async () => {
+    const created = await routes.runs.POST(
+      post("operator", "http://test/api/runs", gatedWriteScenario("days")),
+    );
+    const { runId } = await created.json();
+    await expect
+      .poll(
+        async () =>
+          (
+            await (
+              await routes.run.GET(as("viewer", "http://test"), { params: Promise.resolve({ id: runId }) })
+            ).json()
+          ).status,
+        { timeout: 20_000 },
+      )
+      .not.toBe("RUNNING");
+    const today = new Date().toISOString().slice(0, 10);
+    const rowsOf = async (range: Record<string, unknown>) => {
+      const response = await backtest({ ...range, runIds: [runId] });
+      expect(response.status, JSON.stringify(range)).toBe(200);
+      return (await response.json()).rows.length;
+    };
+    expect(await rowsOf({ since: today, until: today })).toBeGreaterThan(0);
+    expect(await rowsOf({ since: today })).toBeGreaterThan(0);
+    // The same day as an instant is its first moment, before the run was recorded.
+    expect(await rowsOf({ since: today, until: `${today}T00:00:00Z` })).toBe(0);
+  });
+
+  it("refuses a since later than until with a 400 naming both, instead of an empty answer", async () => {
+    for (const [since, until] of [
+      ["2026-12-02", "2026-12-01"],
+      ["2026-12-01T10:00:00Z", "2026-12-01T09:00:00Z"],
+      ["2026-12-02T00:00:00Z", "2026-12-01"],
+      ["2026-12-01T00:00:00.001Z", "2026-12-01T00:00:00Z"],
+    ]) {
+      const refused = await backtest({ since, until });
+      expect(refused.status, `${since}..${until}`).toBe(400);
+      expect((await refused.json()).error).toMatchObject({
+        code: "invalid_request",
+        message: `Invalid request: since: must not be later than until (since is ${since}, until ${until})`,
+      });
+    }
+    // Within a day `until`, and an empty range of one instant, are not backwards.
+    for (const [since, until] of [
+      ["2026-12-01T23:59:59Z", "2026-12-01"],
+      ["2026-12-01", "2026-12-01"],
+      ["2026-12-01T09:00:00Z", "2026-12-01T09:00:00Z"],
+      ["9999-12-31", "9999-12-31"],
+    ]) {
+      expect((await backtest({ since, until })).status, `${since}..${until}`).toBe(200);
+    }
+  });
+
+  it("names `until` when it is neither a day nor an instant", async () => {
+    const refused = await backtest({ since: "2026-12-01", until: "2026-12-32" });
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error.issues).toEqual([
+      {
+        path: "until",
+        message:
+          "must be an ISO day (2026-12-01) or a date and time with its offset (2026-12-01T09:30:00Z), on the calendar",
+      },
+    ]);
+  });
+});
+
 describe("/api/policies/check", () => {
   it("answers the publish checker's problems, each with its line, and stores nothing", async () => {
     const response = await routes.check.POST(

@@ -43,7 +43,11 @@ export const POLICY_OPERATIONS: ApiOperation[] = [
     summary: "Calls where the shadow policy would have done otherwise than what was done",
     role: "admin",
     queryParameters: [
-      { name: "since", description: "ISO date and time; default 7 days ago", schema: { type: "string" } },
+      {
+        name: "since",
+        description: "An ISO day (from its start, UTC) or date and time with its offset; default 7 days ago",
+        schema: { type: "string" },
+      },
     ],
     responses: { 200: { description: "The calls, each with the live and the shadow outcome" } },
   },

@@ -1,5 +1,5 @@
 import { handleRoute, readBody } from "@/lib/http/api-route";
-import { backtestPolicySchema } from "@/lib/http/policy-schemas";
+import { backtestPolicySchema, readRangeEnd, readRangeStart } from "@/lib/http/policy-schemas";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getDatabase } from "@/lib/server/database";
 import { backtestCandidate } from "@/lib/server/policies/policies";
@@ -7,7 +7,8 @@ import { getMcpServers } from "@/lib/server/server-context";
 
 /**
  * Runs a candidate policy over the runs recorded in a time range, of one tool and some runs if asked
- * (docs/policies.md#backtest): per call what it would have done, the totals and the approver
+ * (docs/policies.md#backtest; `since` and `until` each an instant or a day, a day `until` taking in
+ * that whole day, UTC): per call what it would have done, the totals and the approver
  * workload per day. Nothing is stored or decided.
  */
 export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
@@ -17,8 +18,8 @@ export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
       (await getDatabase()).db,
       {
         document: input.document,
-        since: new Date(input.since),
-        ...(input.until ? { until: new Date(input.until) } : {}),
+        since: readRangeStart(input.since),
+        ...(input.until ? { until: readRangeEnd(input.until) } : {}),
         ...(input.tool ? { tool: input.tool } : {}),
         ...(input.runIds ? { runIds: input.runIds } : {}),
       },

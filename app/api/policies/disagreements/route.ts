@@ -1,6 +1,5 @@
-import { z } from "zod";
 import { handleRoute } from "@/lib/http/api-route";
-import { isoDaySchema, isoInstantSchema } from "@/lib/http/policy-schemas";
+import { isoInstantOrDaySchema, readRangeStart } from "@/lib/http/policy-schemas";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getDatabase } from "@/lib/server/database";
 import { listShadowDisagreements } from "@/lib/server/policies/policies";
@@ -18,11 +17,8 @@ export const GET = handleRoute({ role: "admin" }, async (request: Request) => {
   return jsonAnswer(await listShadowDisagreements((await getDatabase()).db, since));
 });
 
-/** An instant, or a day (from its start, UTC), each on the calendar and from year 1 on. */
-const sinceSchema = z.union([isoInstantSchema, isoDaySchema]);
-
 function readSince(raw: string): Date {
-  const parsed = sinceSchema.safeParse(raw);
+  const parsed = isoInstantOrDaySchema.safeParse(raw);
   if (!parsed.success) {
     throw RequestRefusal.invalid([
       {
@@ -31,5 +27,5 @@ function readSince(raw: string): Date {
       },
     ]);
   }
-  return new Date(parsed.data);
+  return readRangeStart(parsed.data);
 }
