@@ -15,11 +15,20 @@ function isFromYearOne(text: string): boolean {
 }
 const FROM_YEAR_ONE = "must be in year 1 or later";
 
+// An offset can carry 9999-12-31's last hours into year 10000 (UTC), which the query cannot hold.
+function isUpToYear9999(text: string): boolean {
+  return !/^\d{4}-/.test(text) || !(new Date(text).getUTCFullYear() > 9999);
+}
+const UP_TO_YEAR_9999 = "must be in year 9999 or earlier, in UTC";
+
 /**
- * An instant a query names: ISO 8601 with its offset, on a real calendar day, from year 1 on (the
- * database keeps no year 0, and 10000 is past what ISO's four digits say).
+ * An instant a query names: ISO 8601 with its offset, on a real calendar day, from year 1 to 9999
+ * in UTC (the database keeps no year 0, and 10000 is past what ISO's four digits say).
  */
-export const isoInstantSchema = z.iso.datetime({ offset: true }).refine(isFromYearOne, FROM_YEAR_ONE);
+export const isoInstantSchema = z.iso
+  .datetime({ offset: true })
+  .refine(isFromYearOne, FROM_YEAR_ONE)
+  .refine(isUpToYear9999, UP_TO_YEAR_9999);
 
 /** A calendar day in ISO 8601 (`2026-12-01`, from its start, UTC), from year 1 on. */
 export const isoDaySchema = z.iso.date().refine(isFromYearOne, FROM_YEAR_ONE);

@@ -161,6 +161,7 @@ describe("a time range the database cannot hold", () => {
     for (const since of [
       "0000-01-01T00:00:00Z",
       "10000-01-01T00:00:00Z",
+      "9999-12-31T23:00:00-14:00",
       "-099999-01-01T00:00:00Z",
       "2026-02-30T00:00:00Z",
       "garbage",
