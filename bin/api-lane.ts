@@ -17,8 +17,9 @@ import { gzip } from "node:zlib";
 /**
  * The routes the lane serves, named as the app directory names them: what an agent and an approver
  * wait on (a decision, a run's stream, every agent API call). Paths match whole; a `[id]` segment is
- * any one segment. A method a route does not export (HEAD, OPTIONS, a wrong one) goes to Next,
- * which answers it as it always has.
+ * any one segment. A route file exports an answer to every method it does not take (a 405, and
+ * OPTIONS: lib/http/answer-other-methods.ts), which the lane calls as it calls the route's own; what
+ * it does not export, HEAD of a route that takes GET, goes to Next, which answers with the GET.
  */
 export const LANE_ROUTES = [
   "/api/runs/[id]/decision",

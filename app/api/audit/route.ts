@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readQuery } from "@/lib/http/api-route";
 import { csvAttachment, today } from "@/lib/http/csv-attachment";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -21,3 +22,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
   }
   return jsonAnswer(await service.listAudit({ limit: query.limit, before: query.before, filter }));
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

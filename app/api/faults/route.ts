@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { notFoundResponse } from "@/lib/http/error-response";
 import { faultRequestSchema } from "@/lib/http/request-schemas";
@@ -19,3 +20,5 @@ export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
   faults.arm(target, failNext);
   return jsonAnswer(faults.armed());
 });
+
+export const { PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET, POST });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readQuery } from "@/lib/http/api-route";
 import { grantListQuerySchema } from "@/lib/http/grant-schemas";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -9,3 +10,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
   const query = readQuery(request, grantListQuerySchema);
   return jsonAnswer(await listLiveGrants((await getDatabase()).db, query));
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { isAdminRequest } from "@/lib/server/auth/is-admin-request";
 import { checkDatabaseHealth } from "@/lib/server/ops/check-database-health";
@@ -28,3 +29,5 @@ export async function GET(request: Request): Promise<Response> {
     { status: 503, headers: { "cache-control": "no-store" } },
   );
 }
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readPageCursor, readQuery } from "@/lib/http/api-route";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getRunService } from "@/lib/server/server-context";
@@ -20,3 +21,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
     }),
   );
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readQuery } from "@/lib/http/api-route";
 import { csvAttachment } from "@/lib/http/csv-attachment";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -21,3 +22,5 @@ export const GET = handleRoute({ role: "operator" }, async (request: Request) =>
   }
   return jsonAnswer(insights);
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

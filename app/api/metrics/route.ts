@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute } from "@/lib/http/api-route";
 import { readProcessMetrics } from "@/lib/server/metrics/read-metrics";
 
@@ -10,3 +11,5 @@ export const GET = handleRoute({ role: "admin" }, async () => {
   const { contentType, text } = await readProcessMetrics();
   return new Response(text, { headers: { "content-type": contentType, "cache-control": "no-store" } });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

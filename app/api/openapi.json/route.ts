@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { buildOpenApiDocument } from "@/lib/http/openapi/openapi-document";
 
@@ -12,3 +13,5 @@ export async function GET() {
   document ??= buildOpenApiDocument();
   return jsonAnswer(document, { headers: { "cache-control": "no-cache" } });
 }
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

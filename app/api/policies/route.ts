@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { publishPolicySchema } from "@/lib/http/policy-schemas";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -22,3 +23,5 @@ export const POST = handleRoute({ role: "admin" }, async (request: Request, _con
   );
   return jsonAnswer(stored, { status: 201 });
 });
+
+export const { PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET, POST });

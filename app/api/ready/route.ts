@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { isAdminRequest } from "@/lib/server/auth/is-admin-request";
 import { checkReadiness, withoutDetails } from "@/lib/server/ops/check-readiness";
@@ -21,3 +22,5 @@ export async function GET(request: Request) {
     headers: { "cache-control": "no-store" },
   });
 }
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

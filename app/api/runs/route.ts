@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readJsonBody, readPageCursor, readQuery } from "@/lib/http/api-route";
 import { readForkQuery } from "@/lib/http/fork-request";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -45,3 +46,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
     }),
   );
 });
+
+export const { PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET, POST });

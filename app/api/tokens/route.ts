@@ -1,4 +1,5 @@
 import { createTokenSchema } from "@/lib/http/account-schemas";
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { createToken, listTokens } from "@/lib/server/auth/accounts";
@@ -22,3 +23,5 @@ export const POST = handleRoute({ role: "admin" }, async (request: Request, _con
   });
   return jsonAnswer(created, { status: 201 });
 });
+
+export const { PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET, POST });

@@ -1,4 +1,5 @@
 import { addUserSchema } from "@/lib/http/account-schemas";
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { addUser } from "@/lib/server/auth/account-changes";
@@ -19,3 +20,5 @@ export const POST = handleRoute({ role: "admin" }, async (request: Request, _con
     status: 201,
   });
 });
+
+export const { PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET, POST });

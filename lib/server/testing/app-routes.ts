@@ -41,7 +41,11 @@ export function listPageRoutes(): string[] {
 
 const METHODS = "GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS";
 
-/** Every route handler (`route.ts`): its URL path pattern, its file and the methods it exports. */
+/**
+ * Every route handler (`route.ts`): its URL path pattern, its file and the methods it takes, as it
+ * exports them by name (`export const GET`, `export { GET }`); the answers to the methods it does not
+ * take, exported by destructuring `answerOtherMethods(…)`, are not among them.
+ */
 export function listRouteHandlers(): { path: string; file: string; methods: string[] }[] {
   return listFiles(APP_FOLDER)
     .filter((file) => /^route\.(ts|js)$/.test(path.basename(file)))

@@ -1,4 +1,5 @@
 import { changeOwnPasswordSchema } from "@/lib/http/account-schemas";
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { changeOwnPassword } from "@/lib/server/auth/account-changes";
@@ -15,3 +16,5 @@ export const POST = handleRoute({ role: "viewer" }, async (request: Request, _co
   await changeOwnPassword(await getAuth(), (await getDatabase()).db, identity, passwords);
   return jsonAnswer({ changed: true });
 });
+
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ POST });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { openAgentRunInputSchema } from "@/lib/runtime";
@@ -19,3 +20,5 @@ export const POST = handleRoute({ role: "agent" }, async (request: Request, _con
   const next = await service.agents.next(runId, agent, { waitMs: 0 });
   return jsonAnswer({ runId, next }, { status: 201, headers: { location: `/api/agent/runs/${runId}` } });
 });
+
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ POST });

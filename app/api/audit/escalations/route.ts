@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readQuery } from "@/lib/http/api-route";
 import { csvAttachment, today } from "@/lib/http/csv-attachment";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -17,3 +18,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request) => {
   }
   return jsonAnswer({ items: await service.listEscalations({ run, limit }) });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

@@ -1,5 +1,6 @@
 import { toNextJsHandler } from "better-auth/next-js";
 import { z } from "zod";
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { mediaTypeOf, readJsonBody } from "@/lib/http/api-route";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { isDisabledAuthPath } from "@/lib/server/auth/auth";
@@ -109,3 +110,5 @@ async function readEmail(request: Request): Promise<string | null> {
 function notFound(): Response {
   return new Response("Not Found", { status: 404 });
 }
+
+export const { PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET, POST });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute } from "@/lib/http/api-route";
 import { notFoundResponse } from "@/lib/http/error-response";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -9,3 +10,5 @@ export const POST = handleRoute({ role: "admin" }, async () => {
   if (!isFaultInjectionEnabled()) return notFoundResponse(FAULT_INJECTION_OFF);
   return jsonAnswer({ dropped: dropOpenStreams() });
 });
+
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ POST });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { notFoundResponse } from "@/lib/http/error-response";
 import { unreadableStateRequestSchema } from "@/lib/http/request-schemas";
@@ -15,3 +16,5 @@ export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
   if (!(await makeWaitingStateUnreadable(runId))) return notFoundResponse(`No waiting run ${runId}.`);
   return jsonAnswer({ runId, unreadable: true });
 });
+
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ POST });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute } from "@/lib/http/api-route";
 import { grantIdSchema } from "@/lib/http/grant-schemas";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -20,3 +21,5 @@ export const DELETE = handleRoute(
     return jsonAnswer(await revokeGrant((await getDatabase()).db, id, identity));
   },
 );
+
+export const { GET, HEAD, POST, PUT, PATCH, OPTIONS } = answerOtherMethods({ DELETE });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readQuery } from "@/lib/http/api-route";
 import { closeWhenUnauthorized, holdsRole } from "@/lib/server/auth/stream-authorization";
 import { getRunService } from "@/lib/server/server-context";
@@ -29,3 +30,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request, _con
     }
   });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute } from "@/lib/http/api-route";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getMcpConnections, getMcpServers } from "@/lib/server/server-context";
@@ -15,3 +16,5 @@ export const GET = handleRoute({ role: "operator" }, async () => {
   const listed = await Promise.all([...servers.keys()].map((id) => connections.list(id)));
   return jsonAnswer({ servers: listed, problem });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { backtestPolicySchema, readRangeEnd, readRangeStart } from "@/lib/http/policy-schemas";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -27,3 +28,5 @@ export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
     ),
   );
 });
+
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ POST });

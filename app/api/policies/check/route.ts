@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { checkPolicySchema } from "@/lib/http/policy-schemas";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -13,3 +14,5 @@ export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
   const checked = checkPolicy(document);
   return jsonAnswer(checked.ok ? { ok: true, problems: [] } : { ok: false, problems: checked.problems });
 });
+
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ POST });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -24,3 +25,5 @@ export const DELETE = handleRoute(
     return jsonAnswer(await (await getRunService()).deleteRun(runId, identity));
   },
 );
+
+export const { POST, PUT, PATCH, OPTIONS } = answerOtherMethods({ GET, DELETE });

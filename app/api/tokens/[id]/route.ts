@@ -1,4 +1,5 @@
 import { tokenIdSchema } from "@/lib/http/account-schemas";
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute } from "@/lib/http/api-route";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { revokeToken } from "@/lib/server/auth/accounts";
@@ -13,3 +14,5 @@ export const DELETE = handleRoute(
     return jsonAnswer({ revoked: await revokeToken((await getDatabase()).db, id) });
   },
 );
+
+export const { GET, HEAD, POST, PUT, PATCH, OPTIONS } = answerOtherMethods({ DELETE });

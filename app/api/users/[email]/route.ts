@@ -1,4 +1,5 @@
 import { changeUserBodySchema, userEmailSchema } from "@/lib/http/account-schemas";
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { changeUser, removeUser } from "@/lib/server/auth/account-changes";
@@ -31,3 +32,5 @@ export const DELETE = handleRoute(
     });
   },
 );
+
+export const { GET, HEAD, POST, PUT, OPTIONS } = answerOtherMethods({ PATCH, DELETE });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -13,3 +14,5 @@ export const GET = handleRoute(
     return jsonAnswer(await (await getRunService()).agents.next(runId, agent, { waitMs: 0 }));
   },
 );
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { cancelRequestSchema } from "@/lib/http/request-schemas";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
@@ -10,3 +11,5 @@ export const POST = handleRoute({ role: "operator" }, async (request: Request, c
   const { scope } = await readBody(request, cancelRequestSchema);
   return jsonAnswer(await (await getRunService()).cancelRun(runId, scope));
 });
+
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ POST });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -26,3 +27,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request, cont
   if (!(await service.getRun(runId))) throw new RunNotFoundError(runId);
   return jsonAnswer({ path, content: (await service.readWorkspaceFile(runId, path)) ?? null });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute } from "@/lib/http/api-route";
 import { readForkStep } from "@/lib/http/fork-request";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
@@ -18,3 +19,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request, cont
   if (!forked) throw new RunNotFoundError(runId);
   return jsonAnswer(forked);
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

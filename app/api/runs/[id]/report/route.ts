@@ -1,1 +1,6 @@
-export { GET } from "../route";
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
+import { GET } from "../route";
+
+export { GET };
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -22,3 +23,5 @@ export const GET = handleRoute({ role: "viewer" }, async (request: Request, cont
   }
   return jsonAnswer(exported.scenario, { headers });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

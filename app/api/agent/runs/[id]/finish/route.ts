@@ -1,4 +1,5 @@
 import { agentWaitQuerySchema, readWaitMs } from "@/lib/http/agent-queries";
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody, readQuery } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -25,3 +26,5 @@ export const POST = handleRoute(
     );
   },
 );
+
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ POST });

@@ -1,4 +1,5 @@
 import { agentWaitQuerySchema, readWaitMs } from "@/lib/http/agent-queries";
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readQuery } from "@/lib/http/api-route";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
@@ -26,3 +27,5 @@ export const GET = handleRoute(
     );
   },
 );
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ GET });

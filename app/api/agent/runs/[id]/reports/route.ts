@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
 import { measureUtf8Bytes } from "@/lib/http/request-limits";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
@@ -28,3 +29,5 @@ export const POST = handleRoute(
     return jsonAnswer(await (await getRunService()).agents.report(runId, agent, report));
   },
 );
+
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = answerOtherMethods({ POST });

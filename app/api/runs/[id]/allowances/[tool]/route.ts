@@ -1,3 +1,4 @@
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute } from "@/lib/http/api-route";
 import { toolNameSchema } from "@/lib/http/request-schemas";
 import { readRunId } from "@/lib/http/run-route-context";
@@ -21,3 +22,5 @@ export const DELETE = handleRoute(
     return jsonAnswer(await revokeToolAllowance(runId, tool, identity));
   },
 );
+
+export const { GET, HEAD, POST, PUT, PATCH, OPTIONS } = answerOtherMethods({ DELETE });
