@@ -64,3 +64,40 @@ describe("serveRoutes", () => {
     expect(signals[0]?.aborted).toBe(true);
   });
 });
+
+describe("a method a path is not served with", () => {
+  const route: ServedRoute = {
+    method: "GET",
+    path: "/api/things/:id",
+    handler: async (_request, context) => Response.json({ id: (await context.params).id }),
+  };
+
+  it("is a 405 with the one error body and Allow, as the app's routes answer it", async () => {
+    served = await serveRoutes([route]);
+    const response = await fetch(`${served.url}/api/things/1`, { method: "PUT" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(await response.json()).toEqual({
+      error: {
+        code: "method_not_allowed",
+        message: "The method PUT is not one this route takes: GET, HEAD, OPTIONS.",
+      },
+      pending: null,
+    });
+  });
+
+  it("answers OPTIONS with Allow, and HEAD with the GET", async () => {
+    served = await serveRoutes([route]);
+    const options = await fetch(`${served.url}/api/things/1`, { method: "OPTIONS" });
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    const head = await fetch(`${served.url}/api/things/1`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+  });
+
+  it("leaves a path it does not serve a 404", async () => {
+    served = await serveRoutes([route]);
+    expect((await fetch(`${served.url}/api/other`, { method: "PUT" })).status).toBe(404);
+  });
+});

@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { answerWithHandler, type RouteHandler } from "../../../bin/api-lane.ts";
 
 type Handler = (request: Request, context: { params: Promise<{ id: string }> }) => Promise<Response>;
@@ -13,7 +14,9 @@ export interface ServedRoute {
 /**
  * Serves route handlers over real HTTP on 127.0.0.1 without building the
  * app: what a client in another process (the Python example, the bench)
- * talks to in tests. Paths match whole, `:id` being any segment.
+ * talks to in tests. Paths match whole, `:id` being any segment. A method a path is not served
+ * with is answered as the app's routes answer it: HEAD with its GET (Next's default), OPTIONS with
+ * `Allow`, any other with the 405 (lib/http/answer-other-methods.ts).
  */
 export async function serveRoutes(
   routes: readonly ServedRoute[],
@@ -24,19 +27,23 @@ export async function serveRoutes(
   }));
   const server: Server = createServer((incoming, outgoing) => {
     const url = new URL(incoming.url ?? "/", "http://127.0.0.1");
-    const route = compiled.find(
-      (candidate) => candidate.method === incoming.method && candidate.pattern.test(url.pathname),
+    const atPath = compiled.filter((candidate) => candidate.pattern.test(url.pathname));
+    const taken: Record<string, Handler> = Object.fromEntries(
+      atPath.map((route) => [route.method, route.handler]),
     );
-    if (!route) {
+    const others: Record<string, unknown> = atPath.length > 0 ? answerOtherMethods(taken) : {};
+    const method = incoming.method ?? "";
+    const handler = taken[method] ?? (method === "HEAD" ? taken.GET : undefined) ?? others[method];
+    if (!handler) {
       outgoing.writeHead(404, { "content-type": "application/json" });
       outgoing.end(JSON.stringify({ error: { code: "not_found", message: "no such route" }, pending: null }));
       return;
     }
-    const id = route.pattern.exec(url.pathname)?.[1] ?? "";
+    const id = atPath[0]?.pattern.exec(url.pathname)?.[1] ?? "";
     // The production server's own bridge (bin/api-lane.ts): the request's body streamed, its signal
     // aborted only when the client goes before the answer is finished, the answer written as it
     // comes (so an event stream is one too), JSON from 1 KiB gzipped for a client that asks.
-    answerWithHandler(incoming, outgoing, route.handler as RouteHandler, { id }, [], (error) =>
+    answerWithHandler(incoming, outgoing, handler as RouteHandler, { id }, [], (error) =>
       console.error("a served route failed:", error),
     );
   });
