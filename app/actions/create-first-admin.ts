@@ -25,10 +25,7 @@ export async function createFirstAdminAction(
   input: z.infer<typeof firstAdminSchema>,
 ): Promise<ActionResult<null>> {
   const requestHeaders = await headers();
-  const refuse = (
-    code: "invalid_request" | "forbidden" | "not_found",
-    message: string,
-  ): ActionResult<null> => ({
+  const refuse = (code: AccountError["code"], message: string): ActionResult<null> => ({
     ok: false,
     error: { code, status: statusForCode(code), message },
     pending: null,

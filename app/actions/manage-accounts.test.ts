@@ -115,6 +115,51 @@ describe("API tokens from the pages", () => {
       }),
     ).toMatchObject({ ok: true, data: { email: "new@test.example", role: "viewer" } });
   });
+
+  it("refuses an e-mail an account already has, in any letter case, as one conflict naming that account", async () => {
+    actAs("admin");
+    const stored = accounts.viewer.email;
+    const add = (email: string) =>
+      actions.addUserAction({ email, name: "Twin", role: "viewer", password: "new-password-1" });
+    const conflict = (message: string) => ({
+      ok: false,
+      error: { code: "account_exists", status: 409, message },
+    });
+    expect(await add(stored)).toMatchObject(conflict(`${stored} already has an account.`));
+    const shouted = stored.toUpperCase();
+    expect(await add(shouted)).toMatchObject(
+      conflict(
+        `${stored} already has an account (${shouted} is the same address: letter case does not count).`,
+      ),
+    );
+    // The HTTP API (and so the CLI with --server) answers the same.
+    const { POST } = await import("@/app/api/users/route");
+    const response = await POST(
+      new Request("http://test/api/users", {
+        method: "POST",
+        headers: { ...accounts.admin.headers, "content-type": "application/json" },
+        body: JSON.stringify({ email: shouted, name: "Twin", role: "viewer", password: "new-password-1" }),
+      }),
+    );
+    expect(response.status).toBe(409);
+    expect(await response.json()).toMatchObject({
+      error: { code: "account_exists", message: expect.stringContaining(stored) },
+    });
+    // Without the account-changes lock (the first admin, test accounts) better-auth's own check says the same.
+    const { createUser } = await import("@/lib/server/auth/accounts");
+    const { getAuth } = await import("@/lib/server/server-context");
+    await expect(
+      createUser(await getAuth(), {
+        email: shouted,
+        name: "Twin",
+        role: "viewer",
+        password: "new-password-1",
+      }),
+    ).rejects.toMatchObject({
+      code: "account_exists",
+      message: expect.stringContaining(`${stored} already has an account`),
+    });
+  });
 });
 
 describe("account changes from the admin page", () => {

@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   release_closed: 409,
   not_waiting: 409,
   already_approved: 409,
+  account_exists: 409,
   run_active: 409,
   not_auditable: 503,
   tool_server_unavailable: 503,

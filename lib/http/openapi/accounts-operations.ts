@@ -22,6 +22,9 @@ export const ACCOUNTS_OPERATIONS: ApiOperation[] = [
     role: "admin",
     body: addUserSchema,
     responses: { 201: { description: "The user (never the password)" } },
+    refusals: {
+      409: "`account_exists`: an account has this e-mail, in any letter case (the message names it)",
+    },
   },
   {
     method: "PATCH",

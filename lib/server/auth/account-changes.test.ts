@@ -113,6 +113,40 @@ describe(`account changes (${testDriverName})`, () => {
     expect(admins).toHaveLength(1);
   });
 
+  it("keeps an e-mail as better-auth stores it (lower-case) and signs its person in whatever the case", async () => {
+    const added = await addUser(auth, handle.db, null, {
+      email: "Grace.Hopper@Example.com",
+      name: "Grace",
+      password,
+      role: "viewer",
+    });
+    expect(added.email).toBe("grace.hopper@example.com");
+    for (const email of [
+      "grace.hopper@example.com",
+      "Grace.Hopper@Example.com",
+      "GRACE.HOPPER@EXAMPLE.COM",
+    ]) {
+      await expect(signIn(email)).resolves.toMatchObject({ user: { id: added.id } });
+    }
+    await expect(
+      addUser(auth, handle.db, null, {
+        email: "GRACE.hopper@example.com",
+        name: "Other",
+        password,
+        role: "viewer",
+      }),
+    ).rejects.toMatchObject({
+      code: "account_exists",
+      message: expect.stringMatching(/^grace\.hopper@example\.com already has/),
+    });
+    const rows = await handle.db
+      .select({ email: user.email })
+      .from(user)
+      .where(sql`lower(${user.email}) = 'grace.hopper@example.com'`);
+    expect(rows).toEqual([{ email: "grace.hopper@example.com" }]);
+    expect((await eventsOf("grace.hopper@example.com")).map((event) => event.kind)).toEqual(["user_added"]);
+  });
+
   it("refuses to let an admin deactivate or remove themself", async () => {
     const admin = await person("admin");
     await person("admin");

@@ -4,7 +4,7 @@ import type { Db } from "@/db/client";
 import { type AccountEventKind, account, accountEvents, session, user } from "@/db/schema";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
 import { isRole, PERSON_ROLES, type Role } from "@/lib/wire/roles";
-import { AccountError, createUser, type UserSummary } from "./accounts";
+import { AccountError, accountExistsError, createUser, type UserSummary } from "./accounts";
 import { type Auth, createAuth } from "./auth";
 import { forgetAuthChange } from "./identity-cache";
 import { accountAttemptsKey, getAccountAttemptLimiter } from "./sign-in-limits";
@@ -139,6 +139,12 @@ export async function addUser(
 ): Promise<UserSummary> {
   checkPersonRole(input.role);
   return changeAccounts(auth, db, async (transaction, authority) => {
+    // Compared without case, as better-auth finds an e-mail at sign-in, and as stored (never rewritten).
+    const [existing] = await transaction
+      .select({ email: user.email })
+      .from(user)
+      .where(eq(sql`lower(${user.email})`, input.email.trim().toLowerCase()));
+    if (existing) throw accountExistsError(existing.email, input.email);
     const created = await createUser(authority, input);
     await recordAccountEvent(transaction, actor, created, "user_added", `as ${created.role}`);
     return created;

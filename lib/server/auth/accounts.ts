@@ -46,10 +46,27 @@ export interface TokenSummary {
  */
 export class AccountError extends RuntimeError {
   static override readonly brand: string = "AccountError";
-  declare readonly code: "invalid_request" | "forbidden" | "not_found";
-  constructor(code: "invalid_request" | "forbidden" | "not_found", message: string) {
+  declare readonly code: AccountErrorCode;
+  constructor(code: AccountErrorCode, message: string) {
     super(code, message);
   }
+}
+
+type AccountErrorCode = "invalid_request" | "forbidden" | "not_found" | "account_exists";
+
+/**
+ * The refusal to add a person whose e-mail an account already has, naming the
+ * stored address: better-auth keeps e-mails lower-case and finds them whatever
+ * their case, so `Ada@Example.com` is `ada@example.com`'s account.
+ */
+export function accountExistsError(existingEmail: string, requestedEmail: string): AccountError {
+  const sameButCase = existingEmail !== requestedEmail;
+  return new AccountError(
+    "account_exists",
+    `${existingEmail} already has an account${
+      sameButCase ? ` (${requestedEmail} is the same address: letter case does not count)` : ""
+    }.`,
+  );
 }
 
 export async function countUsers(db: Db): Promise<number> {
@@ -88,8 +105,15 @@ export async function createUser(
       createdAt: new Date(created.createdAt).toISOString(),
     };
   } catch (error) {
-    const message = (error as { body?: { message?: string } }).body?.message;
-    throw new AccountError("invalid_request", message ?? `The user ${input.email} could not be created.`);
+    const body = (error as { body?: { code?: string; message?: string } }).body;
+    // Its check, not ours, found the account (a caller without the account-changes lock): the same conflict.
+    if (body?.code?.startsWith("USER_ALREADY_EXISTS")) {
+      throw accountExistsError(input.email.toLowerCase(), input.email);
+    }
+    throw new AccountError(
+      "invalid_request",
+      body?.message ?? `The user ${input.email} could not be created.`,
+    );
   }
 }
 
