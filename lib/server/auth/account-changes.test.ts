@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/db/client";
-import { accountEvents, session, user } from "@/db/schema";
+import { account, accountEvents, session, user } from "@/db/schema";
 import { openTestDatabase, testDriverName } from "@/db/testing/test-database";
 import {
   addUser,
@@ -235,6 +235,25 @@ describe(`account changes (${testDriverName})`, () => {
     await expect(
       changeOwnPassword(auth, handle.db, self, { currentPassword: password, newPassword: "short" }),
     ).rejects.toMatchObject({ code: "invalid_request" });
+    // The same password again changes nothing: no new hash, no session ended, no audit row.
+    const [hashBefore] = await handle.db
+      .select({ password: account.password })
+      .from(account)
+      .where(eq(account.userId, someone.id));
+    await expect(
+      changeOwnPassword(auth, handle.db, self, { currentPassword: password, newPassword: password }),
+    ).rejects.toMatchObject({
+      code: "invalid_request",
+      message: "The new password is the same as the current one: choose a different password.",
+    });
+    expect(
+      await handle.db
+        .select({ password: account.password })
+        .from(account)
+        .where(eq(account.userId, someone.id)),
+    ).toEqual([hashBefore]);
+    expect(await sessionsOf(someone.id)).toHaveLength(2);
+    expect((await eventsOf(someone.email)).map((event) => event.kind)).toEqual(["user_added"]);
 
     await changeOwnPassword(auth, handle.db, self, {
       currentPassword: password,

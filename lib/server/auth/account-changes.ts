@@ -277,6 +277,13 @@ export async function changeOwnPassword(
   input: { currentPassword: string; newPassword: string },
 ): Promise<void> {
   checkPassword(input.newPassword, "The new password");
+  // Refused before anything is read or counted: it compares what was sent, and guesses nothing.
+  if (input.newPassword === input.currentPassword) {
+    throw new AccountError(
+      "invalid_request",
+      "The new password is the same as the current one: choose a different password.",
+    );
+  }
   // Guessing the current password here counts against the same per-account budget as signing in:
   // otherwise any of the person's tokens, even one limited to viewing, could guess it unhindered.
   const limiter = getAccountAttemptLimiter();

@@ -27,6 +27,23 @@ const change = (currentPassword: string) =>
     { params: Promise.resolve({}) },
   );
 
+describe("the same password again", () => {
+  it("is refused with 400 saying so, and counts as no guess", async () => {
+    const same = await route.POST(
+      setup.post("viewer", "http://test/api/account/password", {
+        currentPassword: "test-password-1",
+        newPassword: "test-password-1",
+      }),
+      { params: Promise.resolve({}) },
+    );
+    expect(same.status).toBe(400);
+    expect((await same.json()).error).toEqual({
+      code: "invalid_request",
+      message: "The new password is the same as the current one: choose a different password.",
+    });
+  });
+});
+
 describe("guessing one's current password", () => {
   it("is refused after as many wrong guesses as signing in allows, and then signing in is too", async () => {
     for (let guess = 0; guess < ACCOUNT_ATTEMPTS_MAX; guess += 1) {
