@@ -118,7 +118,7 @@ export {
   type StartRunOptions,
 } from "./host/run-host";
 export { runScenarioHeadless } from "./host/run-scenario-headless";
-export { decodeStoredScenario } from "./host/stored-scenarios";
+export { decodeStoredScenario, readStoredScenario } from "./host/stored-scenarios";
 export { findJsonValueProblem, type JsonValueProblem, MAX_JSON_DEPTH, measureJsonDepth } from "./json-limits";
 export {
   type CompletionDraft,
@@ -222,6 +222,7 @@ export {
   validateScenario,
 } from "./scenario/parse-scenario";
 export {
+  MAX_SCENARIO_NAME_LENGTH,
   type Scenario,
   type ScenarioDecision,
   type ScenarioInput,

@@ -1,13 +1,25 @@
 import type { TranscriptEntry } from "../model/model";
 import { describeFirstIssue, UnreadableRunError } from "../run/persisted-schemas";
 import type { RunRecord } from "../run/run-records";
-import { type Scenario, scenarioSchema } from "../scenario/scenario-schema";
+import { type Scenario, storedScenarioSchema } from "../scenario/scenario-schema";
 
-/** A run's stored scenario, decoded: it was valid when the run started, and must still be. */
+/**
+ * A run's stored scenario, decoded: it was valid when the run started, and must still be (its
+ * name may be longer than a new scenario's may: it was stored before the limit).
+ */
 export function decodeStoredScenario(run: RunRecord): Scenario {
-  const parsed = scenarioSchema.safeParse(run.scenario);
+  const parsed = storedScenarioSchema.safeParse(run.scenario);
   if (!parsed.success) throw new UnreadableRunError(run.id, `scenario: ${describeFirstIssue(parsed.error)}`);
   return parsed.data;
+}
+
+/**
+ * A stored scenario read outside its run (a policy backtest over stored runs) as
+ * {@link decodeStoredScenario} reads it; null for one that no longer decodes.
+ */
+export function readStoredScenario(stored: unknown): Scenario | null {
+  const parsed = storedScenarioSchema.safeParse(stored);
+  return parsed.success ? parsed.data : null;
 }
 
 /**

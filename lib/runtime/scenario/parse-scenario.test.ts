@@ -79,6 +79,19 @@ describe("scenario validation", () => {
     );
   });
 
+  it("caps a new scenario's name at 200 characters, in the playground's check and on the server alike", () => {
+    expect(validateScenario({ ...minimal, name: "n".repeat(200) }).ok).toBe(true);
+    for (const compileSchemas of [true, false]) {
+      expect(validateScenario({ ...minimal, name: "n".repeat(201) }, { compileSchemas })).toEqual({
+        ok: false,
+        issues: [{ path: "name", message: "at most 200 characters" }],
+      });
+    }
+    expect(() => parseScenarioJson(JSON.stringify({ ...minimal, name: "n".repeat(201) }))).toThrow(
+      "Invalid scenario: name: at most 200 characters",
+    );
+  });
+
   it("refuses unknown keys so a typo is not silently ignored", () => {
     const result = validateScenario({ ...minimal, decision: [] });
     expect(result.ok ? [] : result.issues).toEqual([

@@ -133,7 +133,14 @@ export const scenarioDecisionSchema = z
   })
   .strict();
 
-const scenarioObjectSchema = z
+/**
+ * The most characters a new scenario's name may have: the limit the agent API sets a run's name
+ * (docs/agent-api.md), so every run's name obeys one. A run stored before the limit keeps its
+ * longer name: {@link storedScenarioSchema} reads it.
+ */
+export const MAX_SCENARIO_NAME_LENGTH = 200;
+
+const storedScenarioObjectSchema = z
   .object({
     name: z.string().min(1),
     limits: scenarioLimitsSchema.default({}),
@@ -180,6 +187,11 @@ const scenarioObjectSchema = z
   })
   .strict();
 
+/** A scenario as it comes in (a file, the playground, the HTTP API, an agent's run): its name capped. */
+const scenarioObjectSchema = storedScenarioObjectSchema.extend({
+  name: z.string().min(1).max(MAX_SCENARIO_NAME_LENGTH, `at most ${MAX_SCENARIO_NAME_LENGTH} characters`),
+});
+
 /**
  * What the runtime will refuse at start must be refused here, with a path:
  * workspace paths that leave the workspace, and a tool set that cannot be
@@ -189,7 +201,8 @@ const scenarioObjectSchema = z
  * the run, and refuses one that does not compile with the same path.
  */
 const refineScenario =
-  (compileSchemas: boolean) => (scenario: z.infer<typeof scenarioObjectSchema>, context: z.RefinementCtx) => {
+  (compileSchemas: boolean) =>
+  (scenario: z.infer<typeof storedScenarioObjectSchema>, context: z.RefinementCtx) => {
     for (const path of Object.keys(scenario.workspace)) {
       try {
         normalizeWorkspacePath(path);
@@ -217,6 +230,13 @@ const refineScenario =
 export const scenarioSchema = scenarioObjectSchema.superRefine(refineScenario(true));
 /** The same checks but compiling no argument schema: for a browser page, which may not run generated code. */
 export const scenarioSchemaWithoutCompiling = scenarioObjectSchema.superRefine(refineScenario(false));
+/**
+ * A scenario a run stored when it started: the same checks, but a name over
+ * {@link MAX_SCENARIO_NAME_LENGTH} (from before the limit) is read as it is. It only
+ * validates, as {@link scenarioSchema} does: a scenario within the limit decodes to the same
+ * object, so its agent's digest (`scenarioAgentOf`) is what it was.
+ */
+export const storedScenarioSchema = storedScenarioObjectSchema.superRefine(refineScenario(true));
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 

@@ -16,9 +16,8 @@ import {
   createToolRegistry,
   PolicyRefusedError,
   type PolicySource,
-  parseScenarioValue,
   type RecordedRun,
-  type Scenario,
+  readStoredScenario,
 } from "@/lib/runtime";
 import type { McpServers } from "@/lib/server/mcp/mcp-servers";
 
@@ -88,15 +87,6 @@ export interface BacktestInput {
 
 const builtIns = createToolRegistry({});
 
-/** A stored scenario, or null for one that no longer decodes (its run is still replayed, without it). */
-function decodeScenario(stored: unknown): Scenario | null {
-  try {
-    return parseScenarioValue(stored);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Runs a candidate over the runs active in the range (docs/policies.md#backtest). A rule sees the
  * run's agent and metadata from its scenario, a tool's effect as the built-ins or the run's own
@@ -118,7 +108,8 @@ export async function backtestCandidate(
     db,
     logs.map((log) => log.runId),
   );
-  const scenarios = new Map([...stored].map(([runId, scenario]) => [runId, decodeScenario(scenario)]));
+  // A scenario that no longer decodes leaves its run replayed without it; one named before names were capped still decodes.
+  const scenarios = new Map([...stored].map(([runId, scenario]) => [runId, readStoredScenario(scenario)]));
   const recorded: RecordedRun[] = logs.map(({ runId, events }) => {
     const model = scenarios.get(runId)?.model;
     return {
