@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -111,5 +111,92 @@ describe("a method no page or route takes", () => {
 
   it.each(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])("%s is handed on", async (method) => {
     expect(await fetchRaw("/api/runs", method)).toMatchObject({ status: 200 });
+  });
+});
+
+describe("a Next-Action header naming no server action of this build", () => {
+  const known = "7f0123456789abcdef0123456789abcdef01234567";
+  const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
+  let actionServer: Server;
+  let actionBase: string;
+  const actionBuild = mkdtempSync(path.join(tmpdir(), "tp-build-"));
+
+  beforeAll(async () => {
+    writeFileSync(
+      path.join(actionBuild, "routes-manifest.json"),
+      JSON.stringify({
+        headers: [{ regex: "^(?:/(.*))?$", headers: [{ key: "X-Frame-Options", value: "DENY" }] }],
+      }),
+    );
+    mkdirSync(path.join(actionBuild, "server"));
+    writeFileSync(
+      path.join(actionBuild, "server", "server-reference-manifest.json"),
+      JSON.stringify({ node: { [known]: { workers: {}, layer: {} } }, edge: {}, encryptionKey: "k" }),
+    );
+    const refuse = loadRefusalsBeforeNext(actionBuild, (fields, message) =>
+      warnings.push({ fields, message }),
+    );
+    actionServer = createServer((incoming, outgoing) => {
+      if (refuse(incoming, outgoing)) return;
+      outgoing.writeHead(200).end("handed on");
+    });
+    await new Promise<void>((resolve) => actionServer.listen(0, "127.0.0.1", resolve));
+    actionBase = `http://127.0.0.1:${(actionServer.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => actionServer.close(resolve));
+    rmSync(actionBuild, { recursive: true, force: true });
+  });
+
+  const post = (actionId: string, method = "POST") =>
+    fetch(`${actionBase}/`, { method, headers: { "next-action": actionId } });
+
+  it("is answered before Next, with one warning line and no stack, and the header Next's router reads", async () => {
+    warnings.length = 0;
+    const bogus = await post("deadbeef");
+    expect(bogus.status).toBe(400);
+    expect(bogus.headers.get("x-nextjs-action-not-found")).toBe("1");
+    expect(bogus.headers.get("x-frame-options")).toBe("DENY");
+    expect(await bogus.json()).toEqual({
+      error: {
+        code: "invalid_request",
+        message: 'The Next-Action header "deadbeef" is not a server action id (42 hexadecimal characters).',
+      },
+      pending: null,
+    });
+    // An id of the right shape from another build: what Next says of it, as a 404.
+    const stale = await post("40".repeat(21));
+    expect(stale.status).toBe(404);
+    expect(stale.headers.get("x-nextjs-action-not-found")).toBe("1");
+    expect((await stale.json()).error).toMatchObject({
+      code: "not_found",
+      message: expect.stringContaining("reload"),
+    });
+    expect(warnings).toEqual([
+      {
+        fields: { requestId: expect.any(String), status: 400, path: "/", action: '"deadbeef"' },
+        message: "refused a server action request naming no server action of this build",
+      },
+      expect.objectContaining({ fields: expect.objectContaining({ status: 404 }) }),
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain("    at ");
+  });
+
+  it("cuts and escapes what the client sent before logging it", async () => {
+    warnings.length = 0;
+    await post(`x${"y".repeat(500)}`);
+    expect(warnings[0]?.fields.action).toBe(JSON.stringify(`x${"y".repeat(63)}…`));
+  });
+
+  it("hands on an action the build has, and a Next-Action header on anything but a POST", async () => {
+    expect(await (await post(known)).text()).toBe("handed on");
+    expect(await (await post("deadbeef", "GET")).text()).toBe("handed on");
+  });
+
+  it("hands every action to Next when the build's manifest of actions cannot be read", async () => {
+    const refuse = loadRefusalsBeforeNext(build); // the other build has none
+    const outgoing = { writeHead: () => outgoing, end: () => outgoing, setHeader: () => {} };
+    const incoming = { method: "POST", url: "/", headers: { "next-action": "deadbeef" } };
+    expect(refuse(incoming as never, outgoing as never)).toBe(false);
   });
 });
