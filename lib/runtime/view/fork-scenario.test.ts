@@ -6,7 +6,7 @@ import { runScenarioHeadless } from "../host/run-scenario-headless";
 import type { ModelCompletionRequest } from "../model/model";
 import { withReplayedTurns } from "../model/with-replayed-turns";
 import { parseScenarioJson, validateScenario } from "../scenario/parse-scenario";
-import type { Scenario, ScenarioInput } from "../scenario/scenario-schema";
+import { MAX_SCENARIO_NAME_LENGTH, type Scenario, type ScenarioInput } from "../scenario/scenario-schema";
 import { type MemoryHarness, openMemoryHarness } from "../testing/scenario-harness";
 import { ForkStepOutOfRangeError, forkRunAsScenario } from "./fork-scenario";
 
@@ -70,6 +70,23 @@ describe("a fork of a recorded run from a step", () => {
     const atDenial = forkRunAsScenario(original, view, 1);
     expect(atDenial.scenario.decisions).toEqual([]);
     expect((await recorded(accepted(atDenial.scenario))).status).toBe("WAITING_FOR_APPROVAL");
+  });
+
+  it("keeps a long name within the limit, so a fork of any run starts as it is", async () => {
+    const shared = loadSharedScenario("denied-write-invalidates-rest.json");
+    // The limit counts UTF-16 units: 100 emoji are at it, and are never cut in half.
+    for (const [name, kept] of [
+      ["x".repeat(MAX_SCENARIO_NAME_LENGTH), /^x{182}…$/u],
+      [`n${"😀".repeat(99)}`, /^n😀{90}…$/u],
+    ] as const) {
+      const original = accepted({ ...shared, name });
+      const fork = forkRunAsScenario(original, await recorded(original), 2);
+      expect(fork.scenario.name.endsWith(" (fork of step 2)")).toBe(true);
+      expect(fork.scenario.name.slice(0, -" (fork of step 2)".length)).toMatch(kept);
+      expect(accepted(fork.scenario).name).toBe(fork.scenario.name);
+    }
+    const short = accepted({ ...shared, name: "short" });
+    expect(forkRunAsScenario(short, await recorded(short), 2).scenario.name).toBe("short (fork of step 2)");
   });
 
   it("refuses a step the run does not have, saying which steps it has", async () => {

@@ -17,7 +17,7 @@
  */
 import { RuntimeError } from "../errors";
 import type { RunView } from "../events/run-view";
-import type { Scenario, ScenarioInput } from "../scenario/scenario-schema";
+import { MAX_SCENARIO_NAME_LENGTH, type Scenario, type ScenarioInput } from "../scenario/scenario-schema";
 import { exportRunAsScenario } from "./export-scenario";
 
 /** Where a fork comes from: the run, and the step (1-based, as the run page numbers them) it starts again at. */
@@ -78,7 +78,7 @@ export function forkRunAsScenario(original: Scenario, view: RunView, step: unkno
   const recordedTurns = replay.scenario.model.kind === "scripted" ? replay.scenario.model.turns : [];
   // An agent's notes say how its tools answer in the script; the others are about replaying every step.
   const notes = original.model.kind === "agent" ? [...replay.notes] : [];
-  const name = `${original.name} (fork of step ${forkStep})`;
+  const name = forkName(original.name, forkStep);
   if (forkIndex > 0) {
     notes.push(
       `Steps 1 to ${forkIndex} replay what the model answered then. In the playground you decide their barriers again; a headless run (the CLI) applies the ${replayed === 1 ? "decision" : `${replayed} decisions`} taken then.`,
@@ -110,4 +110,21 @@ export function forkRunAsScenario(original: Scenario, view: RunView, step: unkno
     notes,
     forkedFrom: { runId: view.runId, step: forkStep },
   };
+}
+
+/**
+ * "<name> (fork of step N)", the name shortened (ending in "…") so that the fork's stays within
+ * {@link MAX_SCENARIO_NAME_LENGTH}: a fork of a run with a long name must start as it is.
+ */
+function forkName(name: string, forkStep: number): string {
+  const suffix = ` (fork of step ${forkStep})`;
+  const room = MAX_SCENARIO_NAME_LENGTH - suffix.length; // in UTF-16 units, as the limit counts
+  if (name.length <= room) return `${name}${suffix}`;
+  let kept = "";
+  // Whole code points only, so a character outside the BMP is never cut in half.
+  for (const character of name) {
+    if (kept.length + character.length > room - 1) break;
+    kept += character;
+  }
+  return `${kept}…${suffix}`;
 }
