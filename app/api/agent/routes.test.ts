@@ -312,6 +312,14 @@ describe("the agent API", () => {
 
   it("answers the agent's cancel once the run has ended: a heartbeat after it is a 409", async () => {
     const runId = await openRun();
+    // A cancel of the turn only is people's; asked for here, it is refused, not taken as the run's.
+    const asked = await routes.cancel.POST(post(agentHeaders, { scope: "turn" }), params(runId));
+    expect(asked.status).toBe(400);
+    expect((await asked.json()).error.message).toBe(
+      'Invalid request: (body): takes no body: send none, or {} (not "scope")',
+    );
+    // Not cancelled: a heartbeat still renews its leases.
+    expect((await routes.heartbeat.POST(post(agentHeaders, {}), params(runId))).status).toBe(200);
     const cancelled = await routes.cancel.POST(post(agentHeaders, {}), params(runId));
     expect(cancelled.status).toBe(200);
     expect(await cancelled.json()).toEqual({ status: "CANCELLED" });

@@ -104,7 +104,7 @@ export const AGENT_OPERATIONS: ApiOperation[] = [
     path: "/api/agent/runs/[id]/cancel",
     summary: "Cancel the agent's own run",
     description:
-      "Answers once the run has ended (`CANCELLED`), or after `?wait=` seconds with the status as it stands.",
+      "Takes no body, or `{}`; any other body is refused (400) and cancels nothing. Answers once the run has ended (`CANCELLED`), or after `?wait=` seconds with the status as it stands.",
     role: "agent",
     query: agentWaitQuerySchema,
     responses: { 200: { description: "The run's status after the cancellation: `{ status }`" } },
