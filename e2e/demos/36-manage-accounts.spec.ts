@@ -26,13 +26,14 @@ test("an admin changes a role, deactivates, resets a password and removes; each 
   const suffix = Date.now();
   const kim = { name: "Kim", email: `kim-${suffix}@e2e.test`, role: "viewer", password: "kim-password-1" };
   await addUser(page, kim);
-  // Adding the same person again is refused; a later success replaces the refusal.
+  // Adding the same person again, in capitals, is refused naming the account; a later success
+  // replaces the refusal.
   const form = page.getByRole("form", { name: "Add a user" });
   await form.getByRole("textbox", { name: "Name" }).fill(kim.name);
-  await form.getByRole("textbox", { name: "Email" }).fill(kim.email);
+  await form.getByRole("textbox", { name: "Email" }).fill(kim.email.toUpperCase());
   await form.getByLabel("Password").fill(kim.password);
   await form.getByRole("button", { name: "Add user" }).click();
-  const refusal = page.getByRole("alert").filter({ hasText: /exist/i });
+  const refusal = page.getByRole("alert").filter({ hasText: `${kim.email} already has an account` });
   await expect(refusal).toBeVisible();
 
   const row = page.getByRole("row").filter({ hasText: kim.email });
