@@ -83,9 +83,10 @@ function refuseRangeBackwards(
 ): void {
   if (range.until === undefined) return;
   const start = readRangeStart(range.since).getTime();
-  const until = new Date(range.until).getTime();
-  // A day `until` takes in that whole day: a `since` at any instant of it is not later.
-  const isBackwards = isoDaySchema.safeParse(range.until).success ? start >= until + DAY_MS : start > until;
+  const end = readRangeEnd(range.until).getTime();
+  // A day `until` takes in that whole day (its end is the next day's start): a `since` at any
+  // instant of it is not later.
+  const isBackwards = isoDaySchema.safeParse(range.until).success ? start >= end : start > end;
   if (isBackwards) {
     context.addIssue({
       code: "custom",
