@@ -27,6 +27,20 @@ beforeAll(async () => {
 
 const { request: as, post } = setup;
 
+/** Starts the gated-write scenario as an operator; answers its run's id and the status it settled in. */
+async function startGatedWrite(name: string): Promise<{ runId: string; settled: string }> {
+  const created = await routes.runs.POST(post("operator", "http://test/api/runs", gatedWriteScenario(name)));
+  const { runId } = (await created.json()) as { runId: string };
+  const statusOf = async () =>
+    (
+      await (
+        await routes.run.GET(as("viewer", "http://test"), { params: Promise.resolve({ id: runId }) })
+      ).json()
+    ).status as string;
+  await expect.poll(statusOf, { timeout: 20_000 }).not.toBe("RUNNING");
+  return { runId, settled: await statusOf() };
+}
+
 const ALLOW_A_TXT = `rules:
   - name: a-txt
     when: call.name == "write_file" && call.arguments.path == "a.txt"
@@ -69,22 +83,9 @@ describe("/api/policies", () => {
     expect(await shadow.json()).toMatchObject({ version: 1, mode: "shadow" });
 
     const runUntil = async (status: string) => {
-      const created = await routes.runs.POST(
-        post("operator", "http://test/api/runs", gatedWriteScenario("policy")),
-      );
-      const { runId } = await created.json();
-      await expect
-        .poll(
-          async () =>
-            (
-              await (
-                await routes.run.GET(as("viewer", "http://test"), { params: Promise.resolve({ id: runId }) })
-              ).json()
-            ).status,
-          { timeout: 20_000 },
-        )
-        .toBe(status);
-      return runId as string;
+      const { runId, settled } = await startGatedWrite("policy");
+      expect(settled).toBe(status);
+      return runId;
     };
     // In shadow, the write still waits; the disagreement is listed.
     const shadowed = await runUntil("WAITING_FOR_APPROVAL");
@@ -200,21 +201,7 @@ describe("a backtest's range", () => {
     );
 
   it("takes days as the disagreements do, a day `until` through the end of that day (UTC)", async () => {
-    const created = await routes.runs.POST(
-      post("operator", "http://test/api/runs", gatedWriteScenario("days")),
-    );
-    const { runId } = await created.json();
-    await expect
-      .poll(
-        async () =>
-          (
-            await (
-              await routes.run.GET(as("viewer", "http://test"), { params: Promise.resolve({ id: runId }) })
-            ).json()
-          ).status,
-        { timeout: 20_000 },
-      )
-      .not.toBe("RUNNING");
+    const { runId } = await startGatedWrite("days");
     const today = new Date().toISOString().slice(0, 10);
     const rowsOf = async (range: Record<string, unknown>) => {
       const response = await backtest({ ...range, runIds: [runId] });
