@@ -107,6 +107,22 @@ function repositoryDocs(): MarkdownFile[] {
   return ["README.md", ...docs].map((name) => ({ name, text: readFileSync(path.join(ROOT, name), "utf8") }));
 }
 
+/**
+ * The repository paths a file names in code, spans and blocks alike (`lib/http/api-route.ts`, a test in
+ * an `npx vitest run` line): the folders of the code, not docs/ (whose files the links reach, and whose
+ * name scenario workspaces reuse in examples).
+ */
+function codePathsOf(text: string): string[] {
+  const paths: string[] = [];
+  const inCode =
+    /(?<![\w./@-])((?:app|components|lib|db|e2e|bin|bench|\.ci|patches)\/[\w.[\]()/@+-]*\.(?:tsx|ts|mts|mjs|cjs|json|md|sh|sql|ya?ml|patch|css))(?![\w/-])/g;
+  marked.walkTokens(marked.lexer(text), (token) => {
+    if (token.type !== "codespan" && token.type !== "code") return;
+    for (const match of String(token.text).matchAll(inCode)) if (match[1]) paths.push(match[1]);
+  });
+  return paths;
+}
+
 describe("links in the README and docs/", () => {
   it("all lead to a file that exists and, with #anchor, to one of its headings", () => {
     const { checked, broken } = findBrokenLinks(repositoryDocs());
@@ -138,6 +154,34 @@ describe("links in the README and docs/", () => {
       "../README.md#quick-starts",
       "../../etc/passwd",
       "missing.png",
+    ]);
+  });
+});
+
+describe("file paths named in the README's and docs' code", () => {
+  it("all exist, so a newcomer who opens one or runs a command that names one finds it", () => {
+    const missing = repositoryDocs().flatMap((file) =>
+      codePathsOf(file.text)
+        .filter((name) => readRepositoryFile(name) === null)
+        .map((name) => `${file.name}: ${name}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("finds paths in code spans and blocks, not in prose, links or docs/ examples", () => {
+    const text = [
+      "See `lib/http/api-route.ts` and `app/(signed-in)/runs/[id]/page.tsx#L3`, not lib/prose.ts.",
+      "[a link](lib/linked.ts) `docs/a.md` `app/api/**/route.ts` `e2e/demos/<spec>`",
+      "",
+      "```sh",
+      "npx vitest run db/x.test.ts bench/y.ts",
+      "```",
+    ].join("\n");
+    expect(codePathsOf(text)).toEqual([
+      "lib/http/api-route.ts",
+      "app/(signed-in)/runs/[id]/page.tsx",
+      "db/x.test.ts",
+      "bench/y.ts",
     ]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Errors of the runtime. Each failure is a class with a stable `code` and
  * structured fields; none of them knows about HTTP (the mapping from `code` to
- * a status lives outside the runtime, lib/http/error-table.ts).
+ * a status lives outside the runtime, lib/wire/error-table.ts).
  */
 
 /**

@@ -201,7 +201,7 @@ function queryParameters(schema: z.ZodType) {
   }));
 }
 
-/** The one error body (lib/http/error-table.ts), its codes taken from the table itself. */
+/** The one error body (lib/wire/error-table.ts), its codes taken from the table itself. */
 function errorBodySchema(): JsonSchema {
   return {
     type: "object",

@@ -32,7 +32,7 @@ export interface ApprovalInsights {
   /** Calls planned in the range: gated (a person decides), let through by a grant ("always allow"), or neither. */
   calls: { total: number; gated: number; allowedByGrant: number; ungated: number };
   /**
-   * Completions the model spent, and what the legacy policy (lib/runtime/plan-legacy.ts) would have
+   * Completions the model spent, and what the legacy policy (lib/runtime/planner/plan-legacy.ts) would have
    * spent on top: a batch over the cap refused whole, a batch cut after its gate and sent again.
    * Runs under the legacy policy count what they actually wasted.
    */

@@ -28,7 +28,7 @@ export default async function RunRoute({ params }: { params: Promise<{ id: strin
       agent={run ? agentOf(run) : null}
       housekeeping={{
         archivedAt: housekeeping?.archivedAt ?? null,
-        // Its starter or an admin (lib/server/run-housekeeping.ts checks again); an operator at least.
+        // Its starter or an admin (lib/server/runs/run-housekeeping.ts checks again); an operator at least.
         canTidy:
           hasRole(identity.role, "admin") ||
           (hasRole(identity.role, "operator") && housekeeping?.startedById === identity.userId),
