@@ -50,7 +50,7 @@ export function buildOpenApiDocument(): Document {
       title: "Tool Playground HTTP API",
       version: packageJson.version,
       description:
-        "Every route answers errors with one body, `{ error: { code, message, issues? }, pending }` (ErrorBody). Send an API token as `Authorization: Bearer <token>`, or use a browser session. docs/openapi.md.",
+        "Every route answers errors with one body, `{ error: { code, message, issues? }, pending }` (ErrorBody). Send an API token as `Authorization: Bearer <token>`, or use a browser session. A method a path does not list is a 405 `method_not_allowed` with that body and an `Allow` header naming the methods it takes; `OPTIONS` on any path is a 204 with the same `Allow` (docs/http-api.md#methods). docs/openapi.md.",
     },
     paths: {},
     components: {
