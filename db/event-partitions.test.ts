@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "./client";
 import { ensureEventPartitions, listEventPartitions } from "./event-partitions";
-import { rowsOf } from "./repositories/append-event";
+import { readLatestEvent, rowsOf } from "./repositories/append-event";
 import { runEvents, runs } from "./schema";
 import { openTestDatabase, testDriverName } from "./testing/test-database";
 
@@ -15,7 +15,11 @@ afterAll(async () => {
   await handle?.close();
 });
 
-async function insertRunWithEvents(createdAt: Date[]): Promise<string> {
+/** A finished run with an event at each of `createdAt`: `events`' types and payloads, or `call_progress`. */
+async function insertRunWithEvents(
+  createdAt: Date[],
+  events: ReadonlyArray<{ type: string; payload: unknown }> = [],
+): Promise<string> {
   const runId = randomUUID();
   await handle.db.insert(runs).values({
     id: runId,
@@ -29,8 +33,7 @@ async function insertRunWithEvents(createdAt: Date[]): Promise<string> {
     createdAt.map((at, index) => ({
       runId,
       seq: index + 1,
-      type: "call_progress",
-      payload: {},
+      ...(events[index] ?? { type: "call_progress", payload: {} }),
       createdAt: at,
     })),
   );
@@ -136,5 +139,36 @@ describe(`run_events' partitions on ${testDriverName}`, () => {
     expect(plan).not.toMatch(/Seq Scan/);
     expect(plan).toMatch(/run_events_2032_02_pkey/);
     expect(plan).toMatch(/run_events_default_pkey/);
+  });
+
+  it("answer a run's latest event of some types from whichever month holds it, each month's key index read backwards", async () => {
+    const later = new Date("2032-02-05T00:00:00Z");
+    const events = [
+      { type: "wave_started", payload: { stepIndex: 0, batchIndexes: [0] } },
+      { type: "call_started", payload: { stepIndex: 0, batchIndex: 0 } },
+      { type: "call_started", payload: { stepIndex: 1, batchIndex: 0 } },
+      { type: "call_progress", payload: {} },
+    ];
+    const runId = await insertRunWithEvents([new Date(), new Date(), later, later], events);
+    expect(await readLatestEvent(handle.db, runId, ["call_started"])).toMatchObject({
+      seq: 3,
+      payload: { stepIndex: 1 },
+    });
+    // The later month holds none of the type: the earlier month's answers.
+    expect(await readLatestEvent(handle.db, runId, ["wave_started"])).toMatchObject({ seq: 1 });
+    expect(await readLatestEvent(handle.db, runId, ["run_finished"])).toBeNull();
+    const plan = await handle.db.transaction(async (transaction) => {
+      await transaction.execute(sql`set local enable_seqscan = off`);
+      const result = await transaction.execute(
+        sql`explain (costs off) select * from run_events where run_id = ${runId}::uuid
+          and type in ('call_started', 'wave_started') order by seq desc limit 1`,
+      );
+      return rowsOf<Record<string, string>>(result)
+        .map((row) => Object.values(row)[0])
+        .join("\n");
+    });
+    // No sort of the run's events: each month hands its newest match first.
+    expect(plan).not.toMatch(/(^|->\s+)(Incremental )?Sort\s*$/m);
+    expect(plan).toMatch(/Index Scan Backward using run_events_default_pkey/);
   });
 });

@@ -1,9 +1,10 @@
-import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
 import {
   decodeRunEvent,
   LostClaimError,
   RUN_EVENT_VERSIONS,
   type RunEvent,
+  type RunEventType,
   type StoredRunEvent,
 } from "@/lib/runtime";
 import type { Db } from "../client";
@@ -269,13 +270,36 @@ export async function readEvents(
     .where(and(eq(runEvents.runId, runId), gt(runEvents.seq, afterSeq)))
     .orderBy(asc(runEvents.seq));
   const rows = await (limit === undefined ? query : query.limit(limit));
-  return rows.map((row) =>
-    decodeRunEvent(runId, {
-      seq: row.seq,
-      type: row.type,
-      version: row.version,
-      payload: row.payload,
-      at: row.createdAt.toISOString(),
-    }),
-  );
+  return rows.map((row) => decodeStoredEvent(runId, row));
 }
+
+/**
+ * A run's latest event of one of `types`, decoded as {@link readEvents} decodes it; null when it has
+ * none. One row comes back, not the history: each month's partition walks its key index (`run_id`,
+ * `seq`) backwards from the run's newest event there to its latest match, and the months' answers
+ * are merged by seq (db/event-partitions.test.ts checks the plan).
+ */
+export async function readLatestEvent(
+  db: Executor,
+  runId: string,
+  types: readonly RunEventType[],
+): Promise<StoredRunEvent | null> {
+  if (types.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(runEvents)
+    .where(and(eq(runEvents.runId, runId), inArray(runEvents.type, [...types])))
+    .orderBy(desc(runEvents.seq))
+    .limit(1);
+  return row ? decodeStoredEvent(runId, row) : null;
+}
+
+/** A stored row as an event, at the version it is read at now. */
+const decodeStoredEvent = (runId: string, row: typeof runEvents.$inferSelect): StoredRunEvent =>
+  decodeRunEvent(runId, {
+    seq: row.seq,
+    type: row.type,
+    version: row.version,
+    payload: row.payload,
+    at: row.createdAt.toISOString(),
+  });

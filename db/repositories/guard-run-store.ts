@@ -8,6 +8,7 @@ import { isNeverConnectedError, isTransientDatabaseError, withDatabaseRetries } 
 const SAFE_TO_REPEAT = new Set<keyof RunStore>([
   "getRun",
   "readEvents",
+  "readLatestEvent",
   "listApprovals",
   "listExpiredWaits",
   "renewLease",

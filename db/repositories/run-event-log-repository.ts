@@ -18,7 +18,14 @@ import {
 } from "@/lib/runtime";
 import type { Db } from "../client";
 import { runs, toolCalls, workspaceFiles } from "../schema";
-import { appendEvent, appendEvents, jsonParameter, readEvents, rowsOf } from "./append-event";
+import {
+  appendEvent,
+  appendEvents,
+  jsonParameter,
+  readEvents,
+  readLatestEvent,
+  rowsOf,
+} from "./append-event";
 import { auditInSameWrite } from "./approval-audit";
 import { callOf, leaseFromNow, RUN_CANCELS_CHANNEL, runWithLease, toRunRecord } from "./run-rows";
 
@@ -70,6 +77,8 @@ export function createRunEventLogRepository(db: Db): RunEventLog {
     },
 
     readEvents: (runId, afterSeq, limit) => readEvents(db, runId, afterSeq, limit),
+
+    readLatestEvent: (runId, types) => readLatestEvent(db, runId, types),
 
     appendEvent: (runId, claimToken, event) => appendEvent(db, runId, event, { fence: claimToken }),
 

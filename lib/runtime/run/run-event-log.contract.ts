@@ -74,6 +74,46 @@ export function describeRunEventLogContract(label: string, open: () => Promise<S
         expect(await seqs(1)).toEqual([2, 3, 4, 5]);
       }));
 
+    it("answers a run's latest event of the given types, whatever came after it, and null when it has none", () =>
+      withStore(async (store) => {
+        const run = newRun();
+        const other = newRun();
+        await store.createRun(run);
+        await store.createRun(other);
+        await store.recordStep(run.id, run.claimToken, STEP, 1);
+        await store.startCalls(run.id, run.claimToken, 0, [0], { wave: true });
+        await store.settleCalls(run.id, run.claimToken, 0, [
+          { batchIndex: 0, outcome: { status: "ok", result: { n: 1 }, error: null } },
+        ]);
+        await store.appendEvent(run.id, run.claimToken, {
+          type: "wave_started",
+          payload: { stepIndex: 0, batchIndexes: [1] },
+        });
+        // The other run's event is later than all of them, and of a type asked for.
+        await store.appendEvent(other.id, other.claimToken, {
+          type: "wave_started",
+          payload: { stepIndex: 3, batchIndexes: [0] },
+        });
+        const events = await store.readEvents(run.id, 0);
+        expect(events.map((event) => event.type)).toEqual([
+          "run_started",
+          "step_planned",
+          "wave_started",
+          "call_started",
+          "call_settled",
+          "wave_started",
+        ]);
+        expect(await store.readLatestEvent(run.id, ["wave_started"])).toEqual(events[5]);
+        expect(await store.readLatestEvent(run.id, ["step_planned", "call_started"])).toEqual(events[3]);
+        expect(await store.readLatestEvent(run.id, ["run_started"])).toEqual(events[0]);
+        expect(await store.readLatestEvent(run.id, ["run_finished", "awaiting_approval"])).toBeNull();
+        expect(await store.readLatestEvent(run.id, [])).toBeNull();
+        expect(await store.readLatestEvent(other.id, ["wave_started"])).toEqual(
+          (await store.readEvents(other.id, 0))[1],
+        );
+        expect(await store.readLatestEvent(crypto.randomUUID(), ["run_started"])).toBeNull();
+      }));
+
     it("knows nothing of an unknown run and refuses to append to it", () =>
       withStore(async (store) => {
         const unknown = crypto.randomUUID();

@@ -1,4 +1,4 @@
-import type { RunEvent, RunEventOf, StoredRunEvent } from "../events/run-events";
+import type { RunEvent, RunEventOf, RunEventType, StoredRunEvent } from "../events/run-events";
 import type { ApprovalRecord, StoredApproval } from "./approval-records";
 import type { ClaimedRunRecord, NewRun, NewStep, RunRecord } from "./run-records";
 import type { CallOutcome, RunError, StepMetrics } from "./run-types";
@@ -53,6 +53,13 @@ export interface RunEventLog {
    * of them when given (a stream replays a long history a page at a time).
    */
   readEvents(runId: string, afterSeq: number, limit?: number): Promise<StoredRunEvent[]>;
+  /**
+   * The run's latest event whose type is one of `types`, decoded as `readEvents` decodes it; null
+   * when it has none. Read from the newest seq back, so it costs about the same however long the
+   * history: a decision refused because the run is not waiting asks which event last took up or
+   * gave the run a turn, and every loser of a race of approvers asks it.
+   */
+  readLatestEvent(runId: string, types: readonly RunEventType[]): Promise<StoredRunEvent | null>;
   /** Appends an event; returns its seq. */
   appendEvent(runId: string, claimToken: string, event: RunEvent): Promise<number>;
   /** Stores a planned step and its calls, sets the run's completion count, emits `step_planned`. */

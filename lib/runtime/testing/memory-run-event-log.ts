@@ -58,6 +58,11 @@ export function createMemoryRunEventLog(log: MemoryRunLog): RunEventLog {
         .map((event): StoredRunEvent => decodeRunEvent(runId, copy(event)));
     },
 
+    async readLatestEvent(runId, types) {
+      const latest = runs.get(runId)?.events.findLast((event) => types.includes(event.type));
+      return latest ? decodeRunEvent(runId, copy(latest)) : null;
+    },
+
     async appendEvent(runId, claimToken, event) {
       return append(held(runId, claimToken), event);
     },
