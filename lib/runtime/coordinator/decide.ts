@@ -4,7 +4,6 @@ import { declaresWrite } from "../planner/declares-write";
 import { type PreflightedCall, preflightCall } from "../planner/preflight";
 import { describeApprovers, mayDecideCall } from "../policy/who-may-decide";
 import { barrierOf, gatesOf } from "../run/execute-step";
-import { isTerminalStatus } from "../run/is-terminal-status";
 import { driveRun } from "../run/run-loop";
 import type { RunRecord } from "../run/run-records";
 import type { PendingTurn } from "../run/run-types";
@@ -25,7 +24,6 @@ import { countApproval, isCountedOnly, refuseQuorumMisuse } from "./count-approv
 import type { Decision, StartedDecision } from "./decision";
 import {
   ApprovalExpiredError,
-  CancelledFirstError,
   type DecisionRefusedError,
   InvalidDecisionError,
   NotAuditableError,
@@ -35,6 +33,7 @@ import {
   StaleApprovalTurnError,
 } from "./decision-errors";
 import { isPastDeadline } from "./expire-wait";
+import { explainCancelledFirst } from "./explain-cancelled-first";
 import { type DecisionWritePlan, planDecisionWrites } from "./plan-decision-writes";
 
 /**
@@ -170,39 +169,6 @@ async function decide(
   );
   return { outcome, settled, ...(grant === undefined ? {} : { grant }) };
 }
-
-/**
- * A decision refused because the run is not waiting, when a cancel took the run's pending turn
- * first (the cancel's claim, or its worker's resumption, is the latest event that took up or gave
- * the run a turn): it is told the run was cancelled, with the run's status read after the events.
- * Read at the lost claim alone, the run is RUNNING while the cancel ends it, which is neither what
- * happened nor where it stays. Other refusals pass through.
- */
-async function explainCancelledFirst(
-  error: unknown,
-  runId: string,
-  dependencies: CoordinatorDependencies,
-): Promise<unknown> {
-  if (!NotWaitingError.isInstance(error) || !["RUNNING", "CANCELLED"].includes(error.status)) return error;
-  const { store } = dependencies;
-  const last = (await store.readEvents(runId, 0)).findLast((event) => TURN_TAKEN_OR_GIVEN.has(event.type));
-  let scope: "turn" | "run" | null;
-  if (last?.type === "run_claimed" && last.payload.purpose === "cancel") scope = null;
-  else if (last?.type === "run_resumed" && last.payload.action === "cancel_run") scope = "run";
-  else if (last?.type === "run_resumed" && last.payload.action === "cancel_turn") scope = "turn";
-  else return error;
-  const status = (await store.getRun(runId))?.status ?? error.status;
-  return new CancelledFirstError(runId, status, scope, isTerminalStatus(status));
-}
-
-/** The events that take up a run's pending turn, or give the run another one. */
-const TURN_TAKEN_OR_GIVEN = new Set<string>([
-  "awaiting_approval",
-  "run_claimed",
-  "run_released",
-  "run_resumed",
-  "step_planned",
-]);
 
 /**
  * Stores the grant an approval asked for, bound to the barrier's tool and, for a tool defined
