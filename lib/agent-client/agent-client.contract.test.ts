@@ -173,6 +173,21 @@ describe("the agent client", () => {
     expect(told[1]?.text).toMatch(/not executed/i);
   });
 
+  it("reports a tool's thrown error with its code in the server's form, or, when it has none, in the message", async () => {
+    const run = await open();
+    const outcome = await run.runTurn(searches("file", "page"), {
+      execute: async (call) => {
+        throw call.callId === "file"
+          ? Object.assign(new Error("no such file"), { code: "ENOENT" })
+          : Object.assign(new Error("Not Found"), { code: 404 });
+      },
+    });
+    expect(outcome.calls.map((call) => [call.status, call.error])).toEqual([
+      ["error", { code: "enoent", message: "no such file" }],
+      ["error", expect.objectContaining({ message: "[404] Not Found" })],
+    ]);
+  });
+
   it("renews the lease while a call runs three times the lease's length, so it is neither released again nor interrupted", {
     timeout: 60_000,
   }, async () => {

@@ -16,6 +16,7 @@ import type {
   TurnOutcome,
 } from "./agent-client-types";
 import type { AgentHttp } from "./agent-http";
+import { errorReport } from "./error-report";
 import { LeaseKeeper } from "./lease-keeper";
 
 /** How long one long poll may wait on the server (it answers at the next change, at most this). */
@@ -280,10 +281,4 @@ function parseArguments(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-function errorReport(error: unknown): { code?: string; message: string } {
-  const message = (error instanceof Error ? error.message : String(error)).slice(0, 10_000) || "failed";
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^[a-z][a-z0-9_]{0,63}$/.test(code) ? { code, message } : { message };
 }
