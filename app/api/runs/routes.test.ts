@@ -143,7 +143,10 @@ describe("HTTP API error mapping", () => {
     const again = await decide({ approve: true, turnDigest });
     expect(again.status).toBe(409);
     expect(await again.json()).toEqual({
-      error: { code: "not_waiting", message: expect.stringContaining("COMPLETED") },
+      error: {
+        code: "not_waiting",
+        message: `Run ${runId} has ended (COMPLETED): it is not waiting for a decision.`,
+      },
       pending: null,
     });
 

@@ -421,6 +421,7 @@ describe("the coordinator (in memory)", () => {
       for (const decision of [approve(pending, "bob"), { ...approve(pending, "bob"), approve: false }]) {
         const error = await refusal(harness.host.decide(runId, decision), NotWaitingError, "not_waiting");
         expect(error.pending).toBeNull();
+        expect(error.message).toBe(`Run ${runId} has ended (COMPLETED): it is not waiting for a decision.`);
       }
       expect(await startsOf(runId, 0)).toBe(1);
       expect(await approvalRows(runId)).toHaveLength(1);
@@ -436,11 +437,12 @@ describe("the coordinator (in memory)", () => {
           model: { kind: "scripted", turns: [{ calls: [{ name: "slow_peek", arguments: {} }] }, finish] },
         }),
       );
-      await refusal(
+      const error = await refusal(
         harness.host.decide(runId, { approve: true, turnDigest: OTHER_DIGEST, actor: "alice" }),
         NotWaitingError,
         "not_waiting",
       );
+      expect(error.message).toBe(`Run ${runId} is not waiting for a decision (it is RUNNING).`);
       expect(await settled).toBe("COMPLETED");
       expect(await approvalRows(runId)).toEqual([]);
     });

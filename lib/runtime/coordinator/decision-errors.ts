@@ -1,4 +1,5 @@
 import { RuntimeError } from "../errors";
+import { isTerminalStatus } from "../run/is-terminal-status";
 import type { PendingTurn } from "../run/run-types";
 
 /**
@@ -54,7 +55,15 @@ export class NotWaitingError extends DecisionRefusedError {
   declare readonly code: "not_waiting";
   readonly status: string;
   constructor(runId: string, status: string, pending: PendingTurn | null = null) {
-    super("not_waiting", runId, `Run ${runId} is not waiting for a decision (it is ${status}).`, pending);
+    super(
+      "not_waiting",
+      runId,
+      // An ended run is said to have ended: "it is COMPLETED" reads as if it might still be decided later.
+      isTerminalStatus(status)
+        ? `Run ${runId} has ended (${status}): it is not waiting for a decision.`
+        : `Run ${runId} is not waiting for a decision (it is ${status}).`,
+      pending,
+    );
     this.status = status;
   }
 }
