@@ -47,6 +47,18 @@ describe("a thrown error's report", () => {
     expect(errorReport("a thrown string")).toEqual({ message: "a thrown string" });
   });
 
+  it("reads a thrown object's own code and message, and shows any other object as JSON", () => {
+    expect(errorReport({ code: "E_TIMEOUT", message: "timed out" })).toEqual({
+      code: "e_timeout",
+      message: "timed out",
+    });
+    expect(errorReport({ status: 503 })).toEqual({ message: '{"status":503}' });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(errorReport(cyclic)).toEqual({ message: "[object Object]" });
+    expect(errorReport(null)).toEqual({ message: "null" });
+  });
+
   it("keeps the message within the server's 10,000 characters, the code's prefix included", () => {
     const report = errorReport(thrown("x".repeat(20_000), 500));
     expect(report.message).toHaveLength(10_000);

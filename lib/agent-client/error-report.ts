@@ -18,7 +18,7 @@ export interface ErrorReport {
 }
 
 export function errorReport(error: unknown): ErrorReport {
-  const message = (error instanceof Error ? error.message : String(error)) || "failed";
+  const message = messageOf(error) || "failed";
   const thrown = (error as { code?: unknown } | null)?.code;
   const code = typeof thrown === "string" ? snakeCaseCode(thrown) : null;
   if (code) return { code, message: message.slice(0, MAX_MESSAGE_CHARACTERS) };
@@ -26,6 +26,22 @@ export function errorReport(error: unknown): ErrorReport {
   // "23505") is not given an invented one: the person reading the audit sees it as it was thrown.
   const original = shownCode(thrown);
   return { message: (original ? `[${original}] ${message}` : message).slice(0, MAX_MESSAGE_CHARACTERS) };
+}
+
+/**
+ * An Error's message; a thrown object's own string `message` (libraries throw `{ code, message }`
+ * too), else the object as JSON rather than "[object Object]"; anything else as text.
+ */
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error !== "object" || error === null) return String(error);
+  const own = (error as { message?: unknown }).message;
+  if (typeof own === "string") return own;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error); // a cycle, or a BigInt inside
+  }
 }
 
 /**
