@@ -6,7 +6,7 @@
 // closes Next and exits.
 //
 // Runs under Node's own TypeScript support (erasable syntax only): `node bin/start-server.ts`.
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { type ApiLane, loadApiLane } from "./api-lane.ts";
@@ -51,9 +51,30 @@ const dir = process.cwd();
 if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: "production" });
 const { default: next } = await import("next");
 
-// As `next start` does: the app's code reads its port here (lib/server/database.ts tells the CLI).
-process.env.PORT = String(port);
-const app = next({ dev: false, dir, hostname, port });
+// Until Next is ready (below) a request waits for it, as under `next start`; then this is replaced.
+let nextIsReady = (): void => {};
+const nextReady = new Promise<void>((resolve) => {
+  nextIsReady = resolve;
+});
+let serve = (incoming: IncomingMessage, outgoing: ServerResponse): void => {
+  void nextReady.then(() => serve(incoming, outgoing));
+};
+const server = createServer((incoming, outgoing) => serve(incoming, outgoing));
+if (keepAliveTimeout !== undefined) server.keepAliveTimeout = keepAliveTimeout;
+server.on("error", (error) => {
+  console.error(`The server could not listen on port ${port}: ${error.message}`);
+  process.exit(1);
+});
+// Listening before Next prepares, as `next start` does: with port 0 only then is the port the OS
+// picked known, and the app's code that runs while Next prepares (its config, instrumentation.ts:
+// the database lock's note naming this server, the notifier's links) reads PORT.
+await new Promise<void>((listening) => server.listen(port, hostname, listening));
+const address = server.address();
+const listening = typeof address === "object" && address ? address.port : port;
+process.env.PORT = String(listening);
+// The port listened on, not 0: Next sends it on as x-forwarded-port and builds request URLs from it
+// (given 0, it would take 3000).
+const app = next({ dev: false, dir, hostname, port: listening });
 let lane: ApiLane | null = null;
 let refuseBeforeNext: RequestCheck = () => false;
 try {
@@ -67,28 +88,20 @@ try {
 }
 const handleWithNext = app.getRequestHandler();
 
-const server = createServer((incoming, outgoing) => {
+serve = (incoming, outgoing) => {
   if (refuseBeforeNext(incoming, outgoing)) return;
   if (lane?.(incoming, outgoing)) return;
   handleWithNext(incoming, outgoing).catch((error: unknown) => {
     console.error(`Failed to handle request for ${incoming.url}:`, error);
     if (!outgoing.headersSent) outgoing.writeHead(500).end("Internal Server Error");
   });
-});
-if (keepAliveTimeout !== undefined) server.keepAliveTimeout = keepAliveTimeout;
-server.on("error", (error) => {
-  console.error(`The server could not listen on port ${port}: ${error.message}`);
-  process.exit(1);
-});
-server.listen(port, hostname, () => {
-  const shown = hostname && hostname !== "0.0.0.0" && hostname !== "::" ? hostname : "localhost";
-  const address = server.address();
-  const listening = typeof address === "object" && address ? address.port : port;
-  console.info(
-    `Tool Playground on http://${shown}:${listening}` +
-      (lane ? " (the decision and the agent API on the API lane)" : " (every route through Next)"),
-  );
-});
+};
+nextIsReady();
+const shown = hostname && hostname !== "0.0.0.0" && hostname !== "::" ? hostname : "localhost";
+console.info(
+  `Tool Playground on http://${shown}:${listening}` +
+    (lane ? " (the decision and the agent API on the API lane)" : " (every route through Next)"),
+);
 
 let stopping = false;
 function stop(signal: "SIGINT" | "SIGTERM"): void {

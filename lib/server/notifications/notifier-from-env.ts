@@ -51,7 +51,8 @@ function namedVariables(channel: NotificationChannel): Array<[field: string, var
 /**
  * Where the links in messages point (docs/notifications.md#links-in-messages): `BETTER_AUTH_URL`,
  * else this server on localhost at the port it listens on. A background sweep sends them, with no
- * request whose origin could say; `next dev`, `next start` and bin/start-server.ts set PORT first.
+ * request whose origin could say; `next dev`, `next start` and bin/start-server.ts set PORT first, to
+ * the port they listen on (the one the system picked, given 0).
  */
 function notificationAppUrl(env: Record<string, string | undefined>): string {
   return env.BETTER_AUTH_URL || `http://localhost:${env.PORT || 3000}`;
