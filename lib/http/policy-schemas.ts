@@ -60,6 +60,17 @@ export function readRangeEnd(until: string): Date {
   return new Date(Math.min(at.getTime() + DAY_MS, LAST_INSTANT_MS));
 }
 
+/** Where a range from `since` until `until` (optional: then until now) starts and ends, as the database is asked. */
+export function readRange(range: { since: string; until?: string | undefined }): {
+  since: Date;
+  until?: Date;
+} {
+  return {
+    since: readRangeStart(range.since),
+    ...(range.until === undefined ? {} : { until: readRangeEnd(range.until) }),
+  };
+}
+
 /**
  * `POST /api/policies/backtest`: a candidate, the time range of recorded runs to replay it over
  * (`since` and `until`, each an instant or a day; `since` no later than `until`), and optionally
@@ -74,6 +85,31 @@ export const backtestPolicySchema = z
     runIds: z.array(z.uuid()).min(1).max(500).optional(),
   })
   .strict()
+  .superRefine(refuseRangeBackwards);
+
+/** How far back the disagreements look when not asked `since`. */
+const DISAGREEMENTS_DEFAULT_DAYS = 7;
+
+/**
+ * `GET /api/policies/disagreements`' query: the range the calls were planned in, checked as the
+ * backtest's is (docs/policies.md#publishing-versions-and-shadow). `since` defaults to a week ago
+ * here, before the check, so an `until` earlier than that is refused too rather than answered empty.
+ */
+export const disagreementsQuerySchema = z
+  .object({
+    since: isoInstantOrDaySchema
+      .optional()
+      .describe("An ISO day (from its start, UTC) or date and time with its offset; default 7 days ago"),
+    until: isoInstantOrDaySchema
+      .optional()
+      .describe(
+        "An ISO day (through its end, UTC) or date and time with its offset (that instant not included); default none",
+      ),
+  })
+  .transform((query) => ({
+    since: query.since ?? new Date(Date.now() - DISAGREEMENTS_DEFAULT_DAYS * DAY_MS).toISOString(),
+    ...(query.until === undefined ? {} : { until: query.until }),
+  }))
   .superRefine(refuseRangeBackwards);
 
 /** A range that ends before it starts holds nothing: refused, naming both ends, rather than answered empty. */

@@ -9,6 +9,7 @@ let routes: {
   policies: typeof import("./route");
   backtest: typeof import("./backtest/route");
   disagreements: typeof import("./disagreements/route");
+  decision: typeof import("../runs/[id]/decision/route");
   check: typeof import("./check/route");
 };
 
@@ -21,6 +22,7 @@ beforeAll(async () => {
     policies: await import("./route"),
     backtest: await import("./backtest/route"),
     disagreements: await import("./disagreements/route"),
+    decision: await import("../runs/[id]/decision/route"),
     check: await import("./check/route"),
   };
 });
@@ -249,6 +251,90 @@ describe("a backtest's range", () => {
           "must be an ISO day (2026-12-01) or a date and time with its offset (2026-12-01T09:30:00Z), on the calendar",
       },
     ]);
+  });
+});
+
+describe("the disagreements' range", () => {
+  const list = (query: string) =>
+    routes.disagreements.GET(as("admin", `http://test/api/policies/disagreements?${query}`));
+
+  it("takes an `until` as the backtest does: not included as an instant, through the end of the day as a day (UTC)", async () => {
+    // Live gates the write, the shadow denies it and the finish: one disagreement in each of the
+    // run's two steps, the second planned only once the write is approved.
+    for (const [document, mode] of [
+      ["rules: []\n", "live"],
+      [
+        'rules:\n  - name: no-writes\n    when: call.name == "write_file"\n    effect: deny\n    message: no\n  - name: no-finish\n    when: call.name == "finish"\n    effect: deny\n    message: no\n',
+        "shadow",
+      ],
+    ]) {
+      expect(
+        (await routes.policies.POST(post("admin", "http://test/api/policies", { document, mode }))).status,
+      ).toBe(201);
+    }
+    const { runId, settled } = await startGatedWrite("range");
+    expect(settled).toBe("WAITING_FOR_APPROVAL");
+    const params = { params: Promise.resolve({ id: runId }) };
+    const { pending } = await (await routes.run.GET(as("viewer", "http://test"), params)).json();
+    const approved = await routes.decision.POST(
+      post("admin", `http://test/api/runs/${runId}/decision`, {
+        approve: true,
+        turnDigest: pending.turnDigest,
+      }),
+      params,
+    );
+    expect(approved.status).toBe(200);
+    const listed = async (query: string) => {
+      const response = await list(query);
+      expect(response.status, query).toBe(200);
+      return ((await response.json()) as Array<{ runId: string; toolName: string; plannedAt: string }>)
+        .filter((row) => row.runId === runId)
+        .map((row) => row.toolName);
+    };
+    await expect.poll(() => listed(""), { timeout: 20_000 }).toEqual(["write_file", "finish"]);
+    const rows = (await (await list("")).json()) as Array<{ runId: string; plannedAt: string }>;
+    const [write, finish] = rows.filter((row) => row.runId === runId).map((row) => row.plannedAt);
+    if (write === undefined || finish === undefined) throw new Error("both steps are listed");
+
+    // The database leaves the run out until its first step; its log is whole, so the second step,
+    // in the same run, is left out by when it was planned.
+    expect(await listed(`until=${encodeURIComponent(write)}`)).toEqual([]);
+    expect(await listed(`until=${encodeURIComponent(finish)}`)).toEqual(["write_file"]);
+    const day = write.slice(0, 10);
+    expect(await listed(`since=${day}&until=${day}`)).toEqual(["write_file", "finish"]);
+    // The same day as an instant is its first moment, before the run was recorded.
+    expect(await listed(`since=${day}&until=${day}T00:00:00Z`)).toEqual([]);
+  });
+
+  it("refuses a since later than until with the backtest's 400 naming both, instead of an empty list", async () => {
+    for (const [since, until] of [
+      ["2026-12-02", "2026-12-01"],
+      ["2026-12-01T10:00:00Z", "2026-12-01T09:00:00Z"],
+      ["2026-12-02T00:00:00Z", "2026-12-01"],
+    ]) {
+      const refused = await list(`since=${since}&until=${until}`);
+      expect(refused.status, `${since}..${until}`).toBe(400);
+      expect((await refused.json()).error).toMatchObject({
+        code: "invalid_request",
+        message: `Invalid request: since: must not be later than until (since is ${since}, until ${until})`,
+      });
+    }
+    // Without `since`, it is a week ago: an `until` before that is refused too.
+    const beforeTheWeek = await list("until=2026-01-01");
+    expect(beforeTheWeek.status).toBe(400);
+    expect((await beforeTheWeek.json()).error.message).toMatch(
+      /^Invalid request: since: must not be later than until \(since is \S+, until 2026-01-01\)$/,
+    );
+  });
+
+  it("names `until` when it is neither a day nor an instant", async () => {
+    for (const until of ["2026-12-32", "garbage", "10000-01-01T00:00:00Z", ""]) {
+      const refused = await list(`since=2026-12-01&until=${encodeURIComponent(until)}`);
+      expect(refused.status, until).toBe(400);
+      expect((await refused.json()).error.issues, until).toEqual([
+        expect.objectContaining({ path: "until" }),
+      ]);
+    }
   });
 });
 

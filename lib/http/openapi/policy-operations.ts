@@ -1,4 +1,9 @@
-import { backtestPolicySchema, checkPolicySchema, publishPolicySchema } from "../policy-schemas";
+import {
+  backtestPolicySchema,
+  checkPolicySchema,
+  disagreementsQuerySchema,
+  publishPolicySchema,
+} from "../policy-schemas";
 import type { ApiOperation } from "./api-operation";
 
 /** Approval policies (docs/policies.md): publish, list, backtest, and where the shadow disagreed. */
@@ -42,13 +47,7 @@ export const POLICY_OPERATIONS: ApiOperation[] = [
     path: "/api/policies/disagreements",
     summary: "Calls where the shadow policy would have done otherwise than what was done",
     role: "admin",
-    queryParameters: [
-      {
-        name: "since",
-        description: "An ISO day (from its start, UTC) or date and time with its offset; default 7 days ago",
-        schema: { type: "string" },
-      },
-    ],
+    query: disagreementsQuerySchema,
     responses: { 200: { description: "The calls, each with the live and the shadow outcome" } },
   },
 ];

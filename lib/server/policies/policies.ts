@@ -150,13 +150,22 @@ export interface ShadowDisagreement {
   shadowRule: string | null;
 }
 
-/** The calls planned since `since` where the shadow policy would have done otherwise than what was done. */
-export async function listShadowDisagreements(db: Db, since: Date): Promise<ShadowDisagreement[]> {
-  const { logs } = await readActiveRunLogs(db, { since, until: new Date(), limit: BACKTEST_RUN_LIMIT });
+/**
+ * The calls planned from `since` until `until` (not included; without it, until now) where the
+ * shadow policy would have done otherwise than what was done.
+ */
+export async function listShadowDisagreements(
+  db: Db,
+  range: { since: Date; until?: Date },
+): Promise<ShadowDisagreement[]> {
+  const { since, until = new Date() } = range;
+  const { logs } = await readActiveRunLogs(db, { since, until, limit: BACKTEST_RUN_LIMIT });
   const found: ShadowDisagreement[] = [];
   for (const { runId, events } of logs) {
     for (const event of events) {
-      if (event.type !== "step_planned" || new Date(event.at) < since) continue;
+      // Each run's log is whole: its steps planned outside the range are not listed.
+      const plannedAt = new Date(event.at);
+      if (event.type !== "step_planned" || plannedAt < since || plannedAt >= until) continue;
       for (const call of event.payload.calls) {
         if (!call.shadow) continue;
         const live = call.policy?.effect === "deny" ? "deny" : call.isGated ? "require" : "allow";

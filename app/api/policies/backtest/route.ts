@@ -1,6 +1,6 @@
 import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute, readBody } from "@/lib/http/api-route";
-import { backtestPolicySchema, readRangeEnd, readRangeStart } from "@/lib/http/policy-schemas";
+import { backtestPolicySchema, readRange } from "@/lib/http/policy-schemas";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
 import { getDatabase } from "@/lib/server/database";
 import { backtestCandidate } from "@/lib/server/policies/policies";
@@ -19,8 +19,7 @@ export const POST = handleRoute({ role: "admin" }, async (request: Request) => {
       (await getDatabase()).db,
       {
         document: input.document,
-        since: readRangeStart(input.since),
-        ...(input.until ? { until: readRangeEnd(input.until) } : {}),
+        ...readRange(input),
         ...(input.tool ? { tool: input.tool } : {}),
         ...(input.runIds ? { runIds: input.runIds } : {}),
       },
