@@ -73,8 +73,8 @@ export function readRange(range: { since: string; until?: string | undefined }):
 
 /**
  * `POST /api/policies/backtest`: a candidate, the time range of recorded runs to replay it over
- * (`since` and `until`, each an instant or a day; `since` no later than `until`), and optionally
- * one tool's calls only and some runs only (by id).
+ * (`since` and `until`, each an instant or a day; `since` not in the future and no later than
+ * `until`), and optionally one tool's calls only and some runs only (by id).
  */
 export const backtestPolicySchema = z
   .object({
@@ -85,6 +85,7 @@ export const backtestPolicySchema = z
     runIds: z.array(z.uuid()).min(1).max(500).optional(),
   })
   .strict()
+  .superRefine(refuseSinceInFuture)
   .superRefine(refuseRangeBackwards);
 
 /** How far back the disagreements look when not asked `since`. */
@@ -99,7 +100,9 @@ export const disagreementsQuerySchema = z
   .object({
     since: isoInstantOrDaySchema
       .optional()
-      .describe("An ISO day (from its start, UTC) or date and time with its offset; default 7 days ago"),
+      .describe(
+        "An ISO day (from its start, UTC) or date and time with its offset, not in the future; default 7 days ago",
+      ),
     until: isoInstantOrDaySchema
       .optional()
       .describe(
@@ -110,7 +113,22 @@ export const disagreementsQuerySchema = z
     since: query.since ?? new Date(Date.now() - DISAGREEMENTS_DEFAULT_DAYS * DAY_MS).toISOString(),
     ...(query.until === undefined ? {} : { until: query.until }),
   }))
+  .superRefine(refuseSinceInFuture)
   .superRefine(refuseRangeBackwards);
+
+/**
+ * Nothing is recorded after now, so a range starting later holds nothing: refused rather than
+ * answered empty (a mistyped year, most likely). Now is named for a client whose clock runs ahead.
+ */
+function refuseSinceInFuture(range: { since: string }, context: z.RefinementCtx): void {
+  const now = new Date();
+  if (readRangeStart(range.since).getTime() <= now.getTime()) return;
+  context.addIssue({
+    code: "custom",
+    path: ["since"],
+    message: `is in the future, where nothing is recorded yet (since is ${range.since}, now ${now.toISOString()})`,
+  });
+}
 
 /** A range that ends before it starts holds nothing: refused, naming both ends, rather than answered empty. */
 function refuseRangeBackwards(

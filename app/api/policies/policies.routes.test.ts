@@ -235,7 +235,7 @@ describe("a backtest's range", () => {
       ["2026-12-01T23:59:59Z", "2026-12-01"],
       ["2026-12-01", "2026-12-01"],
       ["2026-12-01T09:00:00Z", "2026-12-01T09:00:00Z"],
-      ["9999-12-31", "9999-12-31"],
+      ["2026-12-01", "9999-12-31"],
     ]) {
       expect((await backtest({ since, until })).status, `${since}..${until}`).toBe(200);
     }
@@ -335,6 +335,45 @@ describe("the disagreements' range", () => {
         expect.objectContaining({ path: "until" }),
       ]);
     }
+  });
+});
+
+describe("a range starting in the future", () => {
+  it("is a 400 naming `since`, in the disagreements and the backtest alike, instead of an empty answer", async () => {
+    const tomorrow = new Date(Date.now() + 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
+    const inAnHour = new Date(Date.now() + 60 * 60 * 1000).toISOString();
+    for (const since of [tomorrow, inAnHour, "9999-12-31"]) {
+      const listed = await routes.disagreements.GET(
+        as("admin", `http://test/api/policies/disagreements?since=${encodeURIComponent(since)}`),
+      );
+      const replayed = await routes.backtest.POST(
+        post("admin", "http://test/api/policies/backtest", {
+          document: ALLOW_A_TXT,
+          since,
+          until: "9999-12-31",
+        }),
+      );
+      for (const response of [listed, replayed]) {
+        expect(response.status, since).toBe(400);
+        const { issues } = (await response.json()).error;
+        expect(issues, since).toEqual([
+          {
+            path: "since",
+            message: expect.stringMatching(
+              new RegExp(
+                `^is in the future, where nothing is recorded yet \\(since is ${since}, now \\S+Z\\)$`,
+              ),
+            ),
+          },
+        ]);
+      }
+    }
+    // Today, as a day, starts before now.
+    const today = new Date().toISOString().slice(0, 10);
+    expect(
+      (await routes.disagreements.GET(as("admin", `http://test/api/policies/disagreements?since=${today}`)))
+        .status,
+    ).toBe(200);
   });
 });
 
