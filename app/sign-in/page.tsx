@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
+import { readSignInTarget } from "@/lib/http/sign-in-target";
 import { countUsers } from "@/lib/server/auth/accounts";
 import { readIdentity } from "@/lib/server/auth/identity";
 import { getDatabase } from "@/lib/server/database";
@@ -12,8 +13,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   if (await readIdentity(await headers())) redirect("/");
   if ((await countUsers((await getDatabase()).db)) === 0) redirect("/setup");
   const { next } = await searchParams;
-  // Only a path of this app: never a redirect to another site.
-  const target = typeof next === "string" && next.startsWith("/") && !next.startsWith("//") ? next : "/";
+  const target = readSignInTarget(next);
   return (
     <div className="panel auth-panel">
       <h1>Sign in</h1>
