@@ -44,7 +44,7 @@ const nextConfig = {
     // the error body; this is only the backstop against a body too large to read at all.
     serverActions: { bodySizeLimit: "5mb" },
     // `forbidden()`: a page above the visitor's role answers 403 with app/forbidden.tsx
-    // ("admins only"), not a bare not-found page (lib/http/require-page-identity.ts).
+    // (which says what limits them), not a bare not-found page (lib/http/require-page-identity.ts).
     authInterrupts: true,
   },
   async headers() {

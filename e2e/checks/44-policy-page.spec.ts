@@ -201,7 +201,12 @@ test("a two-approver gate is approved by two people in two browsers", async ({
   try {
     // An approver is not an admin: the page says so and shows nothing of the policy, and no link leads there.
     await ana.page.goto("/policies");
-    await expect(ana.page.getByRole("heading", { level: 1, name: "Admins only" })).toBeVisible();
+    await expect(
+      ana.page.getByRole("heading", { level: 1, name: "This page needs another role" }),
+    ).toBeVisible();
+    await expect(
+      ana.page.getByText(`you are signed in as ${APPROVERS[0].email}, who is approver`),
+    ).toBeVisible();
     await expect(ana.page.getByText("e2e44-two-approvers")).toHaveCount(0);
     await expect(
       ana.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Policy" }),

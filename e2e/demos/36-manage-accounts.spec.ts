@@ -48,7 +48,8 @@ test("an admin changes a role, deactivates, resets a password and removes; each 
     // A non-admin opening /admin is told why, with a 403.
     const response = await signedIn.page.goto("/admin");
     expect(response?.status()).toBe(403);
-    await expect(signedIn.page.getByRole("heading", { name: "Admins only" })).toBeVisible();
+    await expect(signedIn.page.getByRole("heading", { name: "This page needs another role" })).toBeVisible();
+    await expect(signedIn.page.getByText(`you are signed in as ${kim.email}, who is operator`)).toBeVisible();
 
     // Deactivated: the open session ends at once.
     await row.getByRole("button", { name: `Deactivate ${kim.email}` }).click();
