@@ -3,7 +3,7 @@ import { StoreUnavailableError } from "@/lib/runtime";
 import { type Identity, readIdentity } from "@/lib/server/auth/identity";
 import { checkDatabaseHealth } from "@/lib/server/ops/check-database-health";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
-import { hasRole, ROLE_ABILITIES, type Role } from "@/lib/wire/roles";
+import { hasRole, type Role } from "@/lib/wire/roles";
 
 /**
  * The identity behind a request, holding at least `role`: 401
@@ -69,9 +69,11 @@ async function isDatabaseDown(): Promise<boolean> {
  * Why an identity lacks a role, naming what limits it: the person's own role,
  * or, when the person has the role but the token they sent does not, the token.
  * An agent's token is named as one, never its owner: the agent is not the person.
+ * The role is named, not what it is for: a role reaches many routes (admin: users and tokens, the
+ * policy, faults, metrics), and a summary of one read as the reason on every other.
  */
 function describeMissingRole(identity: Identity, role: Role): string {
-  const needed = `This needs the ${role} role (to ${ROLE_ABILITIES[role]})`;
+  const needed = `This needs the ${role} role`;
   if (identity.via === "token" && identity.role === "agent") {
     return `${needed}; the API token sent is an agent's, which reaches only the agent API (/api/agent/runs).`;
   }

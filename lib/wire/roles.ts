@@ -11,15 +11,6 @@ export type Role = (typeof ROLES)[number];
 /** The roles a person may hold: `agent` is for the API tokens outside agents send, never a person's. */
 export const PERSON_ROLES = ["viewer", "operator", "approver", "admin"] as const;
 
-/** What each role adds, for messages that say which role is needed. */
-export const ROLE_ABILITIES: Record<Role, string> = {
-  agent: "open and drive its own agent runs",
-  viewer: "see runs and the inbox",
-  operator: "start and cancel runs",
-  approver: "approve and deny",
-  admin: "manage users and tokens",
-};
-
 export function isRole(value: unknown): value is Role {
   return typeof value === "string" && (ROLES as readonly string[]).includes(value);
 }

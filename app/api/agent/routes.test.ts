@@ -187,7 +187,7 @@ describe("the agent API", () => {
     expect(peoplesPage.status).toBe(403);
     // Named as an agent's token, not by its owner's e-mail and role.
     expect((await peoplesPage.json()).error.message).toBe(
-      "This needs the viewer role (to see runs and the inbox); the API token sent is an agent's, which reaches only the agent API (/api/agent/runs).",
+      "This needs the viewer role; the API token sent is an agent's, which reaches only the agent API (/api/agent/runs).",
     );
     expect((await routes.peopleRuns.GET(get(agentHeaders))).status).toBe(403);
     // A viewer's token is not an agent; a person may not start an agent run as a scenario.

@@ -79,7 +79,12 @@ describe("GET /api/insights", () => {
 
   it("is for operators and admins, and names a range it cannot read", async () => {
     expect((await routes.insights.GET(new Request("http://test/api/insights"))).status).toBe(401);
-    expect((await routes.insights.GET(as("viewer"))).status).toBe(403);
+    const asViewer = await routes.insights.GET(as("viewer"));
+    expect(asViewer.status).toBe(403);
+    // The role this route needs, not what operators are best known for (starting and cancelling runs).
+    expect((await asViewer.json()).error.message).toBe(
+      `This needs the operator role; ${accounts.viewer.email} is viewer.`,
+    );
     const bad = await routes.insights.GET(as("operator", "http://test/api/insights?range=1y"));
     expect(bad.status).toBe(400);
     expect(JSON.stringify(await bad.json())).toContain("range");

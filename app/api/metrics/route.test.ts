@@ -63,7 +63,7 @@ describe("GET /api/metrics", () => {
     const asViewer = await route.GET(new Request("http://test/api/metrics", { headers: viewer.headers }));
     expect(asViewer.status).toBe(403);
     expect((await asViewer.json()).error.message).toBe(
-      `This needs the admin role (to manage users and tokens); ${viewer.email} is viewer.`,
+      `This needs the admin role; ${viewer.email} is viewer.`,
     );
   });
 
@@ -78,7 +78,7 @@ describe("GET /api/metrics", () => {
     );
     expect(refused.status).toBe(403);
     expect((await refused.json()).error.message).toBe(
-      `This needs the admin role (to manage users and tokens); the API token sent is limited to the approver role (${admin.email} is admin): use a token made with the admin role.`,
+      `This needs the admin role; the API token sent is limited to the approver role (${admin.email} is admin): use a token made with the admin role.`,
     );
   });
 
