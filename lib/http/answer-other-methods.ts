@@ -31,8 +31,8 @@ const OTHER_METHOD_ANSWER = Symbol.for("tool-playground.otherMethodAnswer");
  * route takes GET, and answered with the 405 where it does not. Neither asks who is calling: what a
  * route takes is public (`/api/openapi.json`).
  *
- * `app/api/other-methods.test.ts` checks every route file under app/api exports them all, with
- * its own methods named.
+ * `app/other-methods.test.ts` checks every route file under app/ exports them all, with its own
+ * methods named.
  */
 export function answerOtherMethods<Taken extends Partial<Record<RouteMethod, unknown>>>(
   taken: Taken,

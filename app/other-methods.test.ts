@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { isOtherMethodAnswer, ROUTE_METHODS, type RouteMethod } from "@/lib/http/answer-other-methods";
 import { listRouteHandlers } from "@/lib/server/testing/app-routes";
 
-// Every route file under app/api answers every method it does not take with the one error body and
-// `Allow`, not with Next's bare 405 (lib/http/answer-other-methods.ts). Walked from the folders, so
-// a new route that forgets is caught here.
-const routes = listRouteHandlers().filter((route) => route.path.startsWith("/api/"));
+// Every route file under app/ (the API's, and any other such as the decision links) answers every
+// method it does not take with the one error body and `Allow`, not with Next's bare 405
+// (lib/http/answer-other-methods.ts). Walked from the folders, so a new route that forgets is
+// caught here.
+const routes = listRouteHandlers();
 
 type RouteModule = Partial<Record<RouteMethod, unknown>>;
 
@@ -15,8 +16,9 @@ function urlOf(path: string): string {
 }
 
 describe("a method a route does not take", () => {
-  it("walks the routes", () => {
+  it("walks the routes, outside app/api too", () => {
     expect(routes.length).toBeGreaterThan(40);
+    expect(routes.map((route) => route.path)).toContain("/decision-links/[token]");
   });
 
   describe.each(routes)("$path", ({ path, file }) => {
