@@ -64,5 +64,7 @@ function isStrangersPageLoad(request: NextRequest): boolean {
 }
 
 export const config = {
-  matcher: ["/((?!api/|_next/static|_next/image|favicon.ico).*)"],
+  // `api(?:/|$)`: /api itself is the API's too (its 404, app/api/[[...path]]/route.ts), not a page a
+  // stranger's browser is sent to sign in for.
+  matcher: ["/((?!api(?:/|$)|_next/static|_next/image|favicon.ico).*)"],
 };

@@ -6,7 +6,11 @@ import { listRouteHandlers } from "@/lib/server/testing/app-routes";
 // method it does not take with the one error body and `Allow`, not with Next's bare 405
 // (lib/http/answer-other-methods.ts). Walked from the folders, so a new route that forgets is
 // caught here.
-const routes = listRouteHandlers();
+const allRoutes = listRouteHandlers();
+
+/** What no other API route matches: it takes every method itself, each a 404 (its own route.test.ts). */
+const UNKNOWN_API_PATHS = "/api/[[...path]]";
+const routes = allRoutes.filter((route) => route.path !== UNKNOWN_API_PATHS);
 
 type RouteModule = Partial<Record<RouteMethod, unknown>>;
 
@@ -19,6 +23,11 @@ describe("a method a route does not take", () => {
   it("walks the routes, outside app/api too", () => {
     expect(routes.length).toBeGreaterThan(40);
     expect(routes.map((route) => route.path)).toContain("/decision-links/[token]");
+  });
+
+  it("leaves no method to Next at the catch-all of unknown API paths but HEAD (its GET)", () => {
+    const catchAll = allRoutes.find((route) => route.path === UNKNOWN_API_PATHS);
+    expect(catchAll?.methods).toEqual(ROUTE_METHODS.filter((method) => method !== "HEAD").sort());
   });
 
   describe.each(routes)("$path", ({ path, file }) => {

@@ -12,8 +12,9 @@ import { SERVICE_OPERATIONS } from "./service-operations";
 /**
  * Every route method the description states, by area. Left out on purpose:
  * better-auth's own endpoints (`/api/auth/[...all]`, docs/security.md lists
- * them) and the fault-injection routes (`/api/faults*`), which exist only for
- * tests (`PLAYGROUND_FAULTS=1`).
+ * them), the fault-injection routes (`/api/faults*`), which exist only for
+ * tests (`PLAYGROUND_FAULTS=1`), and the catch-all that answers a path no
+ * route matches (`/api/[[...path]]`): it is the 404 of the paths not described.
  */
 export const API_OPERATIONS: readonly ApiOperation[] = [
   ...RUNS_OPERATIONS,
@@ -28,6 +29,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
 export const UNDESCRIBED_ROUTES: ReadonlyArray<{ path: RegExp; reason: string }> = [
   { path: /^\/api\/auth\/\[\.\.\.all\]$/, reason: "better-auth's endpoints (docs/security.md)" },
   { path: /^\/api\/faults(\/|$)/, reason: "test-only fault injection (PLAYGROUND_FAULTS=1)" },
+  {
+    path: /^\/api\/\[\[\.\.\.path\]\]$/,
+    reason: "the 404 `not_found` of every path no route matches (docs/http-api.md#errors)",
+  },
 ];
 
 type Document = {
@@ -50,7 +55,7 @@ export function buildOpenApiDocument(): Document {
       title: "Tool Playground HTTP API",
       version: packageJson.version,
       description:
-        "Every route answers errors with one body, `{ error: { code, message, issues? }, pending }` (ErrorBody). Send an API token as `Authorization: Bearer <token>`, or use a browser session. A method a path does not list is a 405 `method_not_allowed` with that body and an `Allow` header naming the methods it takes; `OPTIONS` on any path is a 204 with the same `Allow` (docs/http-api.md#methods). docs/openapi.md.",
+        "Every route answers errors with one body, `{ error: { code, message, issues? }, pending }` (ErrorBody). Send an API token as `Authorization: Bearer <token>`, or use a browser session. A method a path does not list is a 405 `method_not_allowed` with that body and an `Allow` header naming the methods it takes; `OPTIONS` on any path here is a 204 with the same `Allow` (docs/http-api.md#methods). A path under /api not described here is a 404 `not_found` with that body, for every method. docs/openapi.md.",
     },
     paths: {},
     components: {
