@@ -96,8 +96,16 @@ describe("a method a path is not served with", () => {
     expect(await head.text()).toBe("");
   });
 
-  it("leaves a path it does not serve a 404", async () => {
+  it("answers a path it does not serve as the app does, with the 404 naming it", async () => {
     served = await serveRoutes([route]);
-    expect((await fetch(`${served.url}/api/other`, { method: "PUT" })).status).toBe(404);
+    const response = await fetch(`${served.url}/api/other`, { method: "PUT" });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      error: {
+        code: "not_found",
+        message: "There is no API route at /api/other: /api/openapi.json lists the routes there are.",
+      },
+      pending: null,
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { answerOtherMethods } from "@/lib/http/answer-other-methods";
+import { answerUnknownApiPath } from "@/lib/http/unknown-api-path";
 import { answerWithHandler, type RouteHandler } from "../../../bin/api-lane.ts";
 
 type Handler = (request: Request, context: { params: Promise<{ id: string }> }) => Promise<Response>;
@@ -16,7 +17,8 @@ export interface ServedRoute {
  * app: what a client in another process (the Python example, the bench)
  * talks to in tests. Paths match whole, `:id` being any segment. A method a path is not served
  * with is answered as the app's routes answer it: HEAD with its GET (Next's default), OPTIONS with
- * `Allow`, any other with the 405 (lib/http/answer-other-methods.ts).
+ * `Allow`, any other with the 405 (lib/http/answer-other-methods.ts); a path not served at all as
+ * the app answers an /api path no route matches, with its 404 (lib/http/unknown-api-path.ts).
  */
 export async function serveRoutes(
   routes: readonly ServedRoute[],
@@ -33,12 +35,8 @@ export async function serveRoutes(
     );
     const others: Record<string, unknown> = atPath.length > 0 ? answerOtherMethods(taken) : {};
     const method = incoming.method ?? "";
-    const handler = taken[method] ?? (method === "HEAD" ? taken.GET : undefined) ?? others[method];
-    if (!handler) {
-      outgoing.writeHead(404, { "content-type": "application/json" });
-      outgoing.end(JSON.stringify({ error: { code: "not_found", message: "no such route" }, pending: null }));
-      return;
-    }
+    const handler =
+      taken[method] ?? (method === "HEAD" ? taken.GET : undefined) ?? others[method] ?? answerUnknownApiPath;
     const id = atPath[0]?.pattern.exec(url.pathname)?.[1] ?? "";
     // The production server's own bridge (bin/api-lane.ts): the request's body streamed, its signal
     // aborted only when the client goes before the answer is finished, the answer written as it
