@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { formatIssuePath } from "./format-issue-path";
+import { countMore, cutEchoed } from "./refusal-limits";
 
 /**
  * Validation messages in words a person uses: "must be a whole number", not
@@ -19,9 +20,7 @@ export function describeIssue(issue: z.core.$ZodRawIssue): string | undefined {
     case "too_big":
       return describeBound(issue.origin, "most", issue.maximum, issue.inclusive);
     case "unrecognized_keys":
-      return `has ${issue.keys.length === 1 ? "a field" : "fields"} this format does not have: ${issue.keys
-        .map((key) => JSON.stringify(key))
-        .join(", ")}`;
+      return `has ${issue.keys.length === 1 ? "a field" : "fields"} this format does not have: ${nameKeys(issue.keys)}`;
     case "invalid_value":
       return issue.values.length === 1
         ? `must be ${JSON.stringify(issue.values[0])}`
@@ -40,6 +39,16 @@ export function describeIssue(issue: z.core.$ZodRawIssue): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** At most this many unknown keys are named in a message; the rest are counted. */
+const MAX_NAMED_KEYS = 10;
+
+/** `"a", "b"`; a body may send 150,000 keys, or one of a megabyte: the first few, each cut, then how many more. */
+function nameKeys(keys: ReadonlyArray<string>): string {
+  const named = keys.slice(0, MAX_NAMED_KEYS).map((key) => JSON.stringify(cutEchoed(key)));
+  const more = keys.length - named.length;
+  return `${named.join(", ")}${more > 0 ? ` and ${countMore(more, "field")}` : ""}`;
 }
 
 /** At most this many of the closest shape's issues are named in a union's message. */

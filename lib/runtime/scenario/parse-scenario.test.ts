@@ -165,8 +165,30 @@ describe("scenario validation", () => {
     expect(() => parseScenarioJson("{}")).toThrow(/name: .*model: /s);
   });
 
+  it("throws InvalidScenarioError naming the first 20 issues and how many more, as the HTTP API answers an agent's run", () => {
+    const workspace = Object.fromEntries(Array.from({ length: 1_000 }, (_, index) => [`../f${index}`, "x"]));
+    let thrown: unknown;
+    try {
+      parseScenarioJson(JSON.stringify({ ...minimal, workspace }));
+    } catch (error) {
+      thrown = error;
+    }
+    if (!InvalidScenarioError.isInstance(thrown)) throw new Error("expected InvalidScenarioError");
+    expect(thrown.issues).toHaveLength(21);
+    expect(thrown.issues[0]?.path).toBe('workspace["../f0"]');
+    expect(thrown.issues[20]).toEqual({ path: "", message: "… and 980 more issues" });
+    expect(thrown.message).toMatch(/^Invalid scenario: workspace\["\.\.\/f0"\]: .*; … and 980 more issues$/);
+    expect(thrown.message.length).toBeLessThan(4_000);
+  });
+
   it("formats paths the way a person reads them", () => {
     expect(formatIssuePath(["model", "turns", 0, "calls", 12, "id"])).toBe("model.turns[0].calls[12].id");
     expect(formatIssuePath([])).toBe("");
+    // A key is said back to whoever sent it, and may be a megabyte: cut, the cut marked.
+    expect(formatIssuePath(["workspace", "a".repeat(64)])).toBe(`workspace.${"a".repeat(64)}`);
+    expect(formatIssuePath(["workspace", "a".repeat(1_000_000)])).toBe(`workspace["${"a".repeat(64)}…"]`);
+    // Never half of an emoji: its pair of UTF-16 units stays whole or goes.
+    expect(formatIssuePath([`${"a".repeat(62)}😀`])).toBe(`["${"a".repeat(62)}😀"]`);
+    expect(formatIssuePath([`${"a".repeat(63)}😀`])).toBe(`["${"a".repeat(63)}…"]`);
   });
 });

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { RuntimeError } from "../errors";
 import { formatIssuePath } from "../format-issue-path";
 import { findJsonValueProblem, MAX_JSON_DEPTH, measureJsonDepth } from "../json-limits";
+import { listIssues } from "../refusal-limits";
 import { type Scenario, scenarioSchema, scenarioSchemaWithoutCompiling } from "./scenario-schema";
 
 /** One problem with a scenario, located by its JSON path (`model.turns[0].calls[1].name`). */
@@ -10,16 +11,18 @@ export interface ScenarioIssue {
   message: string;
 }
 
-/** A scenario that cannot run; `issues` names every problem found, each by path. */
+/**
+ * A scenario that cannot run; `issues` names each problem found by its path: the first
+ * `MAX_LISTED_ISSUES`, then how many more (`listIssues`), as its message does. The HTTP API
+ * answers with both (an agent's run opened with 100,000 bad workspace paths).
+ */
 export class InvalidScenarioError extends RuntimeError {
   static override readonly brand: string = "InvalidScenarioError";
   readonly issues: ScenarioIssue[];
   constructor(issues: ScenarioIssue[]) {
-    super(
-      "invalid_scenario",
-      `Invalid scenario: ${issues.map((issue) => `${issue.path || "(root)"}: ${issue.message}`).join("; ")}`,
-    );
-    this.issues = issues;
+    const listed = listIssues(issues, "(root)");
+    super("invalid_scenario", `Invalid scenario: ${listed.line}`);
+    this.issues = listed.issues;
   }
 }
 
