@@ -1,5 +1,11 @@
 import type { z } from "zod";
-import { findJsonValueProblem, formatIssuePath } from "@/lib/runtime";
+import {
+  findJsonValueProblem,
+  formatIssuePath,
+  listIssues,
+  MAX_LISTED_ISSUES,
+  type PathIssue,
+} from "@/lib/runtime";
 import { type ErrorBody, type ErrorCode, statusForCode } from "./error-table";
 
 /** A request refused at the boundary, before any work: its status and the one error body. */
@@ -15,11 +21,14 @@ export class RequestRefusal {
     return new RequestRefusal(statusForCode(code), { error: { code, message }, pending: null }, headers);
   }
 
-  /** 400 `invalid_request` naming every invalid field (route bodies and server action input alike). */
-  static invalid(issues: Array<{ path: string; message: string }>): RequestRefusal {
-    const named = issues.map((issue) => `${issue.path || "(body)"}: ${issue.message}`).join("; ");
+  /**
+   * 400 `invalid_request` naming each invalid field (route bodies and server action input alike):
+   * the first `MAX_LISTED_ISSUES` of `total` found, then how many more (`listIssues`).
+   */
+  static invalid(issues: ReadonlyArray<PathIssue>, total = issues.length): RequestRefusal {
+    const listed = listIssues(issues, "(body)", total);
     return new RequestRefusal(statusForCode("invalid_request"), {
-      error: { code: "invalid_request", message: `Invalid request: ${named}`, issues },
+      error: { code: "invalid_request", message: `Invalid request: ${listed.line}`, issues: listed.issues },
       pending: null,
     });
   }
@@ -28,7 +37,7 @@ export class RequestRefusal {
 /**
  * Checks a parsed request value the way every surface does: first, without
  * recursion, that nothing nests too deep and every string can be stored; then
- * the schema. Throws a 400 {@link RequestRefusal} naming each path.
+ * the schema. Throws a 400 {@link RequestRefusal} naming each path (the first ones, and how many more).
  */
 export function validateInput<Schema extends z.ZodType>(value: unknown, schema: Schema): z.infer<Schema> {
   const problem = findJsonValueProblem(value);
@@ -36,8 +45,14 @@ export function validateInput<Schema extends z.ZodType>(value: unknown, schema: 
     throw RequestRefusal.invalid([{ path: formatIssuePath(problem.path), message: problem.message }]);
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
+    // Only the issues the refusal lists are formatted: a body wrong in 100,000 places is answered
+    // without formatting 100,000 paths.
+    const found = parsed.error.issues;
     throw RequestRefusal.invalid(
-      parsed.error.issues.map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message })),
+      found
+        .slice(0, MAX_LISTED_ISSUES)
+        .map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message })),
+      found.length,
     );
   }
   return parsed.data;

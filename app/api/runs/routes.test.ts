@@ -76,6 +76,21 @@ describe("HTTP API error mapping", () => {
     expect((await routes.runs.POST(post("{nope"))).status).toBe(400);
   });
 
+  it("POST /api/runs answers a body wrong in 100,000 places with a small 400: the first issues and how many more", async () => {
+    const workspace = Object.fromEntries(Array.from({ length: 100_000 }, (_, index) => [`f${index}`, index]));
+    const response = await routes.runs.POST(post({ ...gatedWrite, workspace }));
+    expect(response.status).toBe(400);
+    const text = await response.text();
+    expect(text.length).toBeLessThan(4_000);
+    const { error } = JSON.parse(text);
+    expect(error.issues).toHaveLength(21);
+    expect(error.issues[0]).toEqual({ path: "workspace.f0", message: "must be text (a JSON string)" });
+    expect(error.issues[20]).toEqual({ path: "", message: "… and 99,980 more issues" });
+    expect(error.message).toMatch(
+      /^Invalid request: workspace\.f0: must be text \(a JSON string\); .*; … and 99,980 more issues$/,
+    );
+  });
+
   it("GET an unknown or malformed run id answers 404 not_found", async () => {
     for (const id of ["00000000-0000-4000-8000-000000000000", "not-a-uuid"]) {
       const response = await routes.run.GET(get(), params(id));

@@ -218,6 +218,8 @@ function errorBodySchema(): JsonSchema {
           message: { type: "string" },
           issues: {
             type: "array",
+            description:
+              'The first 20 issues; when there were more, a last one at path "" says how many (docs/http-api.md#errors)',
             items: {
               type: "object",
               properties: { path: { type: "string" }, message: { type: "string" } },
