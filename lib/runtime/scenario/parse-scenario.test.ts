@@ -181,6 +181,14 @@ describe("scenario validation", () => {
     expect(thrown.message.length).toBeLessThan(4_000);
   });
 
+  it("keeps a long workspace key whole in its issue's path, so the playground's editor can find it", () => {
+    const path = `../${"deep/".repeat(20)}escape.md`; // it leaves the workspace
+    const result = validateScenario({ ...minimal, workspace: { [path]: "x" } });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues.map((issue) => issue.path)).toEqual([`workspace[${JSON.stringify(path)}]`]);
+  });
+
   it("formats paths the way a person reads them", () => {
     expect(formatIssuePath(["model", "turns", 0, "calls", 12, "id"])).toBe("model.turns[0].calls[12].id");
     expect(formatIssuePath([])).toBe("");

@@ -26,8 +26,18 @@ export class InvalidScenarioError extends RuntimeError {
   }
 }
 
+/**
+ * A scenario's issues keep their keys whole: the playground finds each issue in its editor by its
+ * path, and a workspace path may be long. What is said back over HTTP is cut where it is said
+ * (`InvalidScenarioError`, by `listIssues`).
+ */
+const WHOLE_KEYS = Number.POSITIVE_INFINITY;
+
 function toIssues(error: z.ZodError): ScenarioIssue[] {
-  return error.issues.map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message }));
+  return error.issues.map((issue) => ({
+    path: formatIssuePath(issue.path, WHOLE_KEYS),
+    message: issue.message,
+  }));
 }
 
 /**
@@ -44,7 +54,10 @@ export function validateScenario(
 ): { ok: true; scenario: Scenario } | { ok: false; issues: ScenarioIssue[] } {
   const problem = findJsonValueProblem(input);
   if (problem)
-    return { ok: false, issues: [{ path: formatIssuePath(problem.path), message: problem.message }] };
+    return {
+      ok: false,
+      issues: [{ path: formatIssuePath(problem.path, WHOLE_KEYS), message: problem.message }],
+    };
   const schema = options.compileSchemas === false ? scenarioSchemaWithoutCompiling : scenarioSchema;
   const parsed = schema.safeParse(input);
   return parsed.success ? { ok: true, scenario: parsed.data } : { ok: false, issues: toIssues(parsed.error) };
