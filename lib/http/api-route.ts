@@ -215,7 +215,6 @@ export function readQuery<Schema extends z.ZodType>(request: Request, schema: Sc
 export function readPageCursor(after: string | undefined): RowCursor | null {
   if (after === undefined) return null;
   const cursor = decodePageCursor(after);
-  if (!cursor)
-    throw RequestRefusal.of("invalid_request", "after must be the nextCursor of a page this server sent.");
+  if (!cursor) throw invalid("after", "must be the nextCursor of a page this server sent");
   return cursor;
 }

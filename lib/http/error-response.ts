@@ -3,6 +3,7 @@ import {
   AgentProtocolError,
   DecisionRefusedError,
   ForkStepOutOfRangeError,
+  InvalidDecisionError,
   InvalidScenarioError,
   isStoreUnavailable,
   NotRuleApproverError,
@@ -42,6 +43,9 @@ export function toErrorBody(error: unknown, requestId?: string): { status: numbe
       details: { rule: error.rule, policyVersion: error.policyVersion },
     });
   }
+  if (InvalidDecisionError.isInstance(error)) {
+    return make(error.code, error.message, error.pending, { issues: error.issues });
+  }
   if (DecisionRefusedError.isInstance(error) && isErrorCode(error.code)) {
     return make(error.code, error.message, error.pending);
   }
@@ -54,7 +58,9 @@ export function toErrorBody(error: unknown, requestId?: string): { status: numbe
   if (UnreadableStateError.isInstance(error)) return make("unreadable_state", error.message);
   if (ToolServerUnavailableError.isInstance(error)) return make("tool_server_unavailable", error.message);
   if (AccountError.isInstance(error)) return make(error.code, error.message);
-  if (ForkStepOutOfRangeError.isInstance(error)) return make("invalid_request", error.message);
+  if (ForkStepOutOfRangeError.isInstance(error)) {
+    return make("invalid_request", error.message, null, { issues: error.issues });
+  }
   if (RunHousekeepingError.isInstance(error)) return make(error.code, error.message);
   if (InvalidScenarioError.isInstance(error)) {
     return make("invalid_request", error.message, null, { issues: error.issues });

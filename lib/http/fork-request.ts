@@ -10,13 +10,17 @@ import { runIdSchema } from "./request-schemas";
  */
 export function readForkStep(raw: string | null | undefined): number {
   if (raw === null || raw === undefined || raw === "") {
-    throw RequestRefusal.of("invalid_request", "step is required: the step to fork from, 1 for the first.");
+    throw RequestRefusal.invalid([
+      { path: "step", message: "is required: the step to fork from, 1 for the first" },
+    ]);
   }
   if (!/^[0-9]{1,6}$/.test(raw)) {
-    throw RequestRefusal.of(
-      "invalid_request",
-      `step must be a whole number, 1 for the first step; got ${JSON.stringify(raw.slice(0, 40))}.`,
-    );
+    throw RequestRefusal.invalid([
+      {
+        path: "step",
+        message: `must be a whole number, 1 for the first step; got ${JSON.stringify(raw.slice(0, 40))}`,
+      },
+    ]);
   }
   return Number(raw);
 }
@@ -33,7 +37,9 @@ export function readForkQuery(query: URLSearchParams): ForkOrigin | null {
   const step = query.get("step");
   if (runId === null && step === null) return null;
   if (runId === null) {
-    throw RequestRefusal.of("invalid_request", "step goes with forkOf=<runId>, the run to fork from.");
+    throw RequestRefusal.invalid([
+      { path: "forkOf", message: "is required with step: the id of the run to fork from" },
+    ]);
   }
   return { runId: readForkRunId(runId), step: readForkStep(step) };
 }

@@ -52,6 +52,7 @@ export type { Decision, DecisionOutcome, DecisionResult, StartedDecision } from 
 export {
   AlreadyApprovedError,
   DecisionRefusedError,
+  InvalidDecisionError,
   NotAuditableError,
   NotRuleApproverError,
   NotWaitingError,

@@ -110,6 +110,8 @@ function isRankedBefore(rank: number[], other: number[]): boolean {
 
 const TYPE_WORDS: Record<string, string> = {
   int: "a whole number",
+  // JSON Schema's name (a tool's argument schema), beside zod's `int`.
+  integer: "a whole number",
   number: "a number",
   string: "text (a JSON string)",
   boolean: "true or false",
@@ -120,7 +122,11 @@ const TYPE_WORDS: Record<string, string> = {
   bigint: "a whole number",
 };
 
-function describeType(expected: string): string {
+/**
+ * A kind of value in a person's words ("text (a JSON string)", "a whole number"), by zod's or
+ * JSON Schema's name for it; a name it does not know is said as it is.
+ */
+export function describeType(expected: string): string {
   return TYPE_WORDS[expected] ?? expected;
 }
 

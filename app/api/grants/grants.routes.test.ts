@@ -131,7 +131,9 @@ describe("/api/grants", () => {
       params("nope"),
     );
     expect(badId.status).toBe(400);
-    expect((await badId.json()).error.message).toContain("id");
+    expect((await badId.json()).error.issues).toEqual([
+      { path: "id", message: 'must be a grant id (a UUID); got "nope"' },
+    ]);
   });
 
   it("an approval gives a grant for the agent; a later run's write goes ungated and audited naming it; only its giver or an admin revokes it", async () => {

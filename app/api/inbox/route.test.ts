@@ -90,13 +90,15 @@ describe("GET /api/inbox pages", () => {
     ["?limit=abc", "limit: must be a number"],
     ["?limit=2.5", "limit: must be a whole number"],
     ["?limit=500", "limit: must be at most 200"],
-    ["?after=not-a-cursor", "after must be the nextCursor"],
+    ["?after=not-a-cursor", "after: must be the nextCursor"],
     ["?order=sideways", 'order: must be one of "newest", "oldest"'],
     [`?q=${"x".repeat(201)}`, "q: must be at most 200 characters long"],
   ])("refuses %s, naming what is wrong", async (query, message) => {
     const response = await get(query);
     expect(response.status).toBe(400);
-    expect((await response.json()).error.message).toContain(message);
+    const { error } = await response.json();
+    expect(error.message).toContain(message);
+    expect(error.issues).toEqual([{ path: message.split(":")[0], message: expect.any(String) }]);
   });
 });
 

@@ -80,8 +80,12 @@ describe("decision variants over HTTP", () => {
     });
     expect(refused.status).toBe(400);
     const body = await refused.json();
-    expect(body.error).toMatchObject({ code: "invalid_request" });
-    expect(body.error.message).toMatch(/^editedArguments: .*version/);
+    // Each of the schema's refusals is an issue of editedArguments, in the words every other 400 uses.
+    expect(body.error).toEqual({
+      code: "invalid_request",
+      message: "editedArguments: version: must be a whole number",
+      issues: [{ path: "editedArguments", message: "version: must be a whole number" }],
+    });
     expect(body.pending.turnDigest).toBe(pending.turnDigest);
 
     const approved = await decide(runId, {
@@ -150,6 +154,13 @@ describe("decision variants over HTTP", () => {
     expect(revoked.status).toBe(200);
     expect(await revoked.json()).toEqual({ revoked: "deploy" });
     expect((await revoke()).status).toBe(404);
+    const notATool = await routes.allowance.DELETE(request("DELETE"), {
+      params: Promise.resolve({ id: runId, tool: "no such/tool" }),
+    });
+    expect(notATool.status).toBe(400);
+    expect((await notATool.json()).error.issues).toEqual([
+      { path: "tool", message: `must be a tool name (letters, digits, '_' or '-'); got "no such/tool"` },
+    ]);
     const writing = await report(runId);
     const next = await decide(runId, { approve: true, turnDigest: writing.pending.turnDigest });
     // With the grant revoked, deploy 2 waits for its own decision.

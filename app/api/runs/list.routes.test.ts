@@ -87,12 +87,13 @@ describe("GET /api/runs lists every run", () => {
   it.each([
     ["?status=DONE", "status: must be one of"],
     ["?limit=1000", "limit: must be at most 200"],
-    ["?after=bm9wZQ", "after must be the nextCursor"],
+    ["?after=bm9wZQ", "after: must be the nextCursor"],
     ["?q=%00", "q: "],
   ])("refuses %s with a 400 naming it", async (query, message) => {
     const { status, body } = await list(query);
     expect(status).toBe(400);
     expect(body.error.message).toContain(message);
+    expect(body.error.issues).toEqual([{ path: message.split(":")[0], message: expect.any(String) }]);
   });
 });
 

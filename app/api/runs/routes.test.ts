@@ -146,7 +146,9 @@ describe("HTTP API error mapping", () => {
       params(runId),
     );
     expect(badWait.status).toBe(400);
-    expect((await badWait.json()).error.message).toContain('wait must be "settled"');
+    expect((await badWait.json()).error.issues).toEqual([
+      { path: "wait", message: expect.stringMatching(/^must be "settled" .*; got "forever"$/) },
+    ]);
 
     const approved = await routes.decision.POST(
       post({ approve: true, turnDigest, reason: "fine" }, "?wait=settled"),

@@ -430,7 +430,7 @@ async function checkVariant(
   const registry = await dependencies.registryOf(waiting);
   const messages = registry.validateArguments(barrier.name, edited);
   if (messages.length > 0) {
-    throw new InvalidDecisionError(waiting.id, "editedArguments", messages.join("; "), pending);
+    throw new InvalidDecisionError(waiting.id, "editedArguments", messages, pending);
   }
   const preflighted = preflightCall({ ...barrier, arguments: text }, registry);
   if (preflighted.problem)

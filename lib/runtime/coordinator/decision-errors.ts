@@ -38,14 +38,26 @@ export class StaleApprovalTurnError extends DecisionRefusedError {
   }
 }
 
-/** A decision that cannot be applied as sent: it names what is wrong; nothing was claimed. */
+/**
+ * A decision that cannot be applied as sent: it names what is wrong (one problem, or several of
+ * the one field, such as each refusal of edited arguments); nothing was claimed.
+ */
 export class InvalidDecisionError extends DecisionRefusedError {
   static override readonly brand: string = "InvalidDecisionError";
   declare readonly code: "invalid_request";
   readonly field: string;
-  constructor(runId: string, field: string, message: string, pending: PendingTurn | null) {
-    super("invalid_request", runId, `${field}: ${message}`, pending);
+  /** Each problem under the field it is about, for the 400's `issues`. */
+  readonly issues: Array<{ path: string; message: string }>;
+  constructor(
+    runId: string,
+    field: string,
+    message: string | readonly string[],
+    pending: PendingTurn | null,
+  ) {
+    const messages = typeof message === "string" ? [message] : message;
+    super("invalid_request", runId, `${field}: ${messages.join("; ")}`, pending);
     this.field = field;
+    this.issues = messages.map((each) => ({ path: field, message: each }));
   }
 }
 

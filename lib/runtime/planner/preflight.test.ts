@@ -83,7 +83,8 @@ describe("preflightCall", () => {
     expect(preflighted.problem).toEqual({
       batchIndex: 0,
       code: "invalid_arguments",
-      message: 'call 0 ("write_file"): invalid arguments: path: is required; content: must be string',
+      message:
+        'call 0 ("write_file"): invalid arguments: path: is required; content: must be text (a JSON string)',
     });
     expect(preflighted.parsedArguments).toEqual({ content: 1 });
   });

@@ -96,7 +96,9 @@ describe("file tools", () => {
 
   it("defends against unchecked arguments", async () => {
     const context = createMemoryToolContext();
-    await expect(getTool("read_file").execute({ path: 7 }, context)).rejects.toThrow("path: must be string");
+    await expect(getTool("read_file").execute({ path: 7 }, context)).rejects.toThrow(
+      "path: must be text (a JSON string)",
+    );
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * Turns validator output into short messages a model can act on, each naming
- * the field first ("path: is required", "content: must be string").
+ * the field first ("path: is required", "content: must be text (a JSON string)").
  */
 import type { ErrorObject } from "ajv";
+import { describeType } from "../validation-messages";
 
 /**
  * One message per schema error, in the validator's order, without duplicates.
@@ -24,6 +25,12 @@ function formatSchemaError(error: ErrorObject): string {
       return `${joinField(field, String(params.additionalProperty))}: is not an allowed field`;
     case "enum":
       return `${field || "arguments"}: must be one of ${formatAllowedValues(params.allowedValues)}`;
+    case "type":
+      // In the words every other check uses (validation-messages.ts), not Ajv's "must be string,null".
+      return `${field || "arguments"}: must be ${[params.type]
+        .flat()
+        .map((type) => describeType(String(type)))
+        .join(" or ")}`;
     default:
       return `${field || "arguments"}: ${error.message ?? "is invalid"}`;
   }

@@ -4,12 +4,13 @@
  * when called directly with unchecked input.
  */
 import { ToolError } from "../errors";
+import { describeType } from "../validation-messages";
 
 /** The string value of `args[field]`; throws a `ToolError` naming the field otherwise. */
 export function readStringArgument(args: Record<string, unknown>, field: string): string {
   const value = Object.hasOwn(args, field) ? args[field] : undefined;
   if (typeof value !== "string") {
-    throw new ToolError(`${field}: must be string`);
+    throw new ToolError(`${field}: must be ${describeType("string")}`);
   }
   return value;
 }

@@ -16,6 +16,7 @@ const deployDeclaration: CustomToolDeclaration = {
       service: { type: "string" },
       mode: { enum: ["fast", "safe"] },
       options: { type: "object", properties: { replicas: { type: "integer" } } },
+      note: { type: ["string", "null"] },
     },
     required: ["service"],
     additionalProperties: false,
@@ -82,7 +83,7 @@ describe("validateArguments", () => {
     expect(registry.validateArguments("write_file", { content: 3, extra: true })).toEqual([
       "path: is required",
       "extra: is not an allowed field",
-      "content: must be string",
+      "content: must be text (a JSON string)",
     ]);
     expect(registry.validateArguments("read_file", { path: "" })).toEqual([
       "path: must NOT have fewer than 1 characters",
@@ -93,13 +94,20 @@ describe("validateArguments", () => {
     expect(registry.validateArguments("deploy", { mode: "yolo", options: { replicas: 1.5 } })).toEqual([
       "service: is required",
       'mode: must be one of "fast", "safe"',
-      "options.replicas: must be integer",
+      "options.replicas: must be a whole number",
+    ]);
+  });
+
+  it("says a wrong kind of value in the words every other check uses, each kind a schema allows", () => {
+    expect(registry.validateArguments("deploy", { service: 1, note: 2 })).toEqual([
+      "service: must be text (a JSON string)",
+      "note: must be text (a JSON string) or null",
     ]);
   });
 
   it("never coerces types", () => {
     const args = { path: 1 };
-    expect(registry.validateArguments("read_file", args)).toEqual(["path: must be string"]);
+    expect(registry.validateArguments("read_file", args)).toEqual(["path: must be text (a JSON string)"]);
     expect(args).toEqual({ path: 1 });
   });
 

@@ -41,6 +41,8 @@ export class ForkStepOutOfRangeError extends RuntimeError {
   readonly runId: string;
   readonly step: unknown;
   readonly stepCount: number;
+  /** The problem as a request's field names it (`step`), for the 400's `issues`. */
+  readonly issues: Array<{ path: string; message: string }>;
   constructor(runId: string, step: unknown, stepCount: number) {
     super(
       "invalid_request",
@@ -51,6 +53,15 @@ export class ForkStepOutOfRangeError extends RuntimeError {
     this.runId = runId;
     this.step = step;
     this.stepCount = stepCount;
+    this.issues = [
+      {
+        path: "step",
+        message:
+          stepCount === 0
+            ? "cannot be given yet: the run has no steps to fork from"
+            : `must be between 1 and ${stepCount}, a step the run has; got ${JSON.stringify(step)}`,
+      },
+    ];
   }
 }
 

@@ -16,7 +16,9 @@ export const DELETE = handleRoute(
   async (_request: Request, context: GrantRouteContext, identity) => {
     const { id } = await context.params;
     if (!grantIdSchema.safeParse(id).success) {
-      throw RequestRefusal.of("invalid_request", `id: ${JSON.stringify(id)} is not a grant id (a UUID).`);
+      throw RequestRefusal.invalid([
+        { path: "id", message: `must be a grant id (a UUID); got ${JSON.stringify(id.slice(0, 64))}` },
+      ]);
     }
     return jsonAnswer(await revokeGrant((await getDatabase()).db, id, identity));
   },

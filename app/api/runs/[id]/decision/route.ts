@@ -19,10 +19,12 @@ export const POST = handleRoute(
     const runId = await readRunId(context);
     const wait = new URL(request.url).searchParams.get("wait");
     if (wait !== null && wait !== "settled") {
-      throw RequestRefusal.of(
-        "invalid_request",
-        `wait must be "settled" (to answer when the run next waits or ends), or left out (to answer once the decision took effect); got "${wait}".`,
-      );
+      throw RequestRefusal.invalid([
+        {
+          path: "wait",
+          message: `must be "settled" (to answer when the run next waits or ends), or left out (to answer once the decision took effect); got ${JSON.stringify(wait.slice(0, 64))}`,
+        },
+      ]);
     }
     const { actor: _, ...body } = await readBody(request, decisionRequestSchema);
     const decision = {

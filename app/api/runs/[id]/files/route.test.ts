@@ -48,13 +48,15 @@ describe("GET /api/runs/[id]/files reads the run's workspace as it is now", () =
   });
 
   it.each([
-    ["", 400, "path is required"],
-    ["?path=../../etc/passwd", 400, "path: "],
-    ["?path=%00", 400, "path: "],
-  ])("refuses %s, naming the problem", async (query, status, message) => {
-    const { status: answered, body } = await read(runId, query);
-    expect(answered).toBe(status);
-    expect(body.error.message).toContain(message);
+    ["", "is required"],
+    ["?path=../../etc/passwd", "escapes the workspace"],
+    ["?path=%00", "contains a NUL byte"],
+  ])("refuses %s with a 400 whose issue names path", async (query, message) => {
+    const { status, body } = await read(runId, query);
+    expect(status).toBe(400);
+    expect(body.error.code).toBe("invalid_request");
+    expect(body.error.issues).toEqual([{ path: "path", message: expect.stringContaining(message) }]);
+    expect(body.error.message).toContain(`path: ${body.error.issues[0].message}`);
   });
 
   it("answers 404 for a run that does not exist", async () => {

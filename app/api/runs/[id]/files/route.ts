@@ -15,13 +15,14 @@ import { RequestRefusal } from "@/lib/wire/request-refusal";
 export const GET = handleRoute({ role: "viewer" }, async (request: Request, context: RunRouteContext) => {
   const runId = await readRunId(context);
   const requested = new URL(request.url).searchParams.get("path");
-  if (requested === null) throw RequestRefusal.of("invalid_request", "path is required: ?path=notes/todo.md");
+  if (requested === null)
+    throw RequestRefusal.invalid([{ path: "path", message: "is required, such as ?path=notes/todo.md" }]);
   let path: string;
   try {
     path = normalizeWorkspacePath(requested);
   } catch (error) {
     if (!ToolError.isInstance(error)) throw error;
-    throw RequestRefusal.of("invalid_request", `path: ${error.message}`);
+    throw RequestRefusal.invalid([{ path: "path", message: error.message }]);
   }
   const service = await getRunService();
   if (!(await service.getRun(runId))) throw new RunNotFoundError(runId);

@@ -90,11 +90,18 @@ describe("GET /api/runs/[id]/fork and POST /api/runs?forkOf=", () => {
     ]) {
       const response = await getFork(original, query);
       expect(response.status, query).toBe(400);
-      expect((await response.json()).error.code).toBe("invalid_request");
+      const { error } = await response.json();
+      expect(error.code).toBe("invalid_request");
+      // As every 400 (docs/http-api.md): an issue naming the parameter, for a client to point at.
+      expect(error.issues, query).toEqual([{ path: "step", message: expect.any(String) }]);
     }
-    expect((await (await getFork(original, "?step=2")).json()).error.message).toBe(
-      `Run ${original} has 1 step; fork from a step between 1 and 1, not 2.`,
-    );
+    expect((await (await getFork(original, "?step=2")).json()).error).toMatchObject({
+      message: `Run ${original} has 1 step; fork from a step between 1 and 1, not 2.`,
+      issues: [{ path: "step", message: "must be between 1 and 1, a step the run has; got 2" }],
+    });
+    expect((await (await getFork(original, "?step=-1")).json()).error.issues).toEqual([
+      { path: "step", message: 'must be a whole number, 1 for the first step; got "-1"' },
+    ]);
     for (const runId of ["00000000-0000-4000-8000-000000000000", "not-a-uuid"]) {
       const response = await getFork(runId, "?step=1");
       expect(response.status).toBe(404);
@@ -114,7 +121,11 @@ describe("GET /api/runs/[id]/fork and POST /api/runs?forkOf=", () => {
     const outOfRange = await start(scenario, `?forkOf=${original}&step=3`);
     expect(outOfRange.status).toBe(400);
     expect((await outOfRange.json()).error.message).toMatch(/has 1 step/);
-    expect((await start(scenario, "?step=1")).status).toBe(400);
-    expect((await start(scenario, `?forkOf=${original}`)).status).toBe(400);
+    const stepAlone = await start(scenario, "?step=1");
+    expect(stepAlone.status).toBe(400);
+    expect((await stepAlone.json()).error.issues).toEqual([{ path: "forkOf", message: expect.any(String) }]);
+    const forkOfAlone = await start(scenario, `?forkOf=${original}`);
+    expect(forkOfAlone.status).toBe(400);
+    expect((await forkOfAlone.json()).error.issues).toEqual([{ path: "step", message: expect.any(String) }]);
   });
 });

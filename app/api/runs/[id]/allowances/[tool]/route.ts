@@ -17,7 +17,12 @@ export const DELETE = handleRoute(
     const runId = await readRunId(context);
     const { tool } = await context.params;
     if (!toolNameSchema.safeParse(tool).success) {
-      throw RequestRefusal.of("invalid_request", `tool: ${JSON.stringify(tool)} is not a tool name.`);
+      throw RequestRefusal.invalid([
+        {
+          path: "tool",
+          message: `must be a tool name (letters, digits, '_' or '-'); got ${JSON.stringify(tool.slice(0, 64))}`,
+        },
+      ]);
     }
     return jsonAnswer(await revokeToolAllowance(runId, tool, identity));
   },
