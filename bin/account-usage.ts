@@ -11,3 +11,10 @@ export const ACCOUNT_USAGE = `  user add <email> --role <${PERSON_ROLES.join("|"
   token create <email> --name <name> [--role ROLE]   (prints the token once)
   token list
   token revoke <id | name> [--email OWNER]   (a name must designate one token: add its owner's email)`;
+
+/** The lines of one noun's commands (`user`, `account`, `token`), for that noun's usage. */
+export function accountUsageOf(noun: "user" | "account" | "token"): string {
+  return ACCOUNT_USAGE.split("\n")
+    .filter((line) => line.startsWith(`  ${noun} `))
+    .join("\n");
+}

@@ -3,7 +3,12 @@ import type { DatabaseHandle } from "../db/client";
 import { openTestDatabase } from "../db/testing/test-database";
 import { listAccountEvents } from "../lib/server/auth/account-changes";
 import type { TokenSummary } from "../lib/server/auth/accounts";
-import { type AccountStore, manageAccounts, openDatabaseAccounts } from "./manage-accounts";
+import {
+  type AccountStore,
+  AccountUsageError,
+  manageAccounts,
+  openDatabaseAccounts,
+} from "./manage-accounts";
 
 // `token revoke` resolves what it is given to one token id, among the owner's tokens when named.
 function storeWith(tokens: TokenSummary[]) {
@@ -72,6 +77,51 @@ describe("playground token revoke", () => {
   });
 });
 
+describe("playground user|token|account: mistakes in the command line", () => {
+  // Usage mistakes (the CLI exits 2), each naming what was given, and nothing reaches the store.
+  const untouched: AccountStore = new Proxy({} as AccountStore, {
+    get: (_target, method) => () => {
+      throw new Error(`the store was asked to ${String(method)}`);
+    },
+  });
+  const refused = (positionals: string[], options: { role?: string; name?: string } = {}) =>
+    manageAccounts(untouched, { positionals, ...options });
+
+  it("refuses arguments a command does not take, naming them, instead of ignoring them", async () => {
+    await expect(refused(["user", "list", "extra"])).rejects.toBeInstanceOf(AccountUsageError);
+    await expect(refused(["user", "list", "extra"])).rejects.toThrow(
+      /^unexpected argument after user list: "extra"\nusage:\n {2}user add/,
+    );
+    await expect(refused(["user", "remove", "a@example.com", "b@example.com", "c"])).rejects.toThrow(
+      'unexpected arguments after user remove a@example.com: "b@example.com" "c"',
+    );
+    await expect(refused(["token", "list", "mine"])).rejects.toThrow(
+      'unexpected argument after token list: "mine"',
+    );
+    await expect(refused(["account", "password", "new"])).rejects.toThrow(
+      'unexpected argument after account password: "new"',
+    );
+  });
+
+  it("names an e-mail that is not one, and a role that is not one", async () => {
+    await expect(refused(["user", "add", "a@b.c"], { role: "viewer" })).rejects.toBeInstanceOf(
+      AccountUsageError,
+    );
+    await expect(refused(["user", "add", "a@b.c"], { role: "viewer" })).rejects.toThrow(
+      'user add: "a@b.c" is not an email address',
+    );
+    await expect(refused(["user", "add", "ada@example.com"], { role: "root" })).rejects.toThrow(
+      '--role must be one of viewer, operator, approver, admin; got "root"',
+    );
+    await expect(refused(["user", "add", "ada@example.com"])).rejects.toThrow(
+      "--role is required: one of viewer, operator, approver, admin",
+    );
+    await expect(
+      refused(["token", "create", "ada@example.com"], { name: "ci", role: "root" }),
+    ).rejects.toThrow(/--role must be one of .*agent.*; got "root"/);
+  });
+});
+
 describe("playground user role|deactivate|activate|password|remove, on the database", () => {
   let handle: DatabaseHandle;
   let accounts: AccountStore;
@@ -98,7 +148,7 @@ describe("playground user role|deactivate|activate|password|remove, on the datab
     await expect(run("user", "remove", "boss@example.com")).rejects.toMatchObject({ code: "forbidden" });
     await expect(
       manageAccounts(accounts, { positionals: ["user", "role", "sam@example.com"], role: "boss" }),
-    ).rejects.toMatchObject({ code: "invalid_request", message: expect.stringContaining("--role") });
+    ).rejects.toThrow('--role must be one of viewer, operator, approver, admin; got "boss"');
 
     const promoted = JSON.parse(
       await manageAccounts(accounts, { positionals: ["user", "role", "sam@example.com"], role: "operator" }),

@@ -3,6 +3,7 @@
 // the database already administers the app) or, with --server, through the
 // running app's HTTP API as the admin whose token is in PLAYGROUND_TOKEN.
 import type { DatabaseHandle } from "../db/client";
+import { userEmailSchema } from "../lib/http/account-schemas";
 import { addUser, changeUser, removeUser } from "../lib/server/auth/account-changes";
 import {
   AccountError,
@@ -16,7 +17,8 @@ import {
 } from "../lib/server/auth/accounts";
 import { createAuth, readSecret } from "../lib/server/auth/auth";
 import { isRole, PERSON_ROLES, ROLES, type Role } from "../lib/wire/roles";
-import { ACCOUNT_USAGE } from "./account-usage";
+import { ACCOUNT_USAGE, accountUsageOf } from "./account-usage";
+import { describeExtraArguments } from "./extra-arguments";
 import type { ServerClient } from "./server-client";
 
 export interface AccountArguments {
@@ -102,23 +104,58 @@ function readPassword(variable: string, whose: string): string {
   return password;
 }
 
-/** Runs one account command; returns the text for stdout, or throws an AccountError or a usage Error. */
+/** A mistake in the command line itself (the CLI prints it and exits 2), not a refusal of the accounts. */
+export class AccountUsageError extends Error {}
+
+/** How many arguments each command takes after its two words: `user add <email>` one, `user list` none. */
+const ARGUMENT_COUNT: Record<string, number> = {
+  "user list": 0,
+  "user add": 1,
+  "user role": 1,
+  "user deactivate": 1,
+  "user activate": 1,
+  "user password": 1,
+  "user remove": 1,
+  "account password": 0,
+  "token list": 0,
+  "token create": 1,
+  "token revoke": 1,
+};
+
+/** Runs one account command; returns the text for stdout, or throws an AccountError or an AccountUsageError. */
 export async function manageAccounts(accounts: AccountStore, args: AccountArguments): Promise<string> {
-  const [noun, verb, subject] = args.positionals;
-  const usage = () => new Error(`usage:\n${ACCOUNT_USAGE}`);
+  const [noun, verb, ...rest] = args.positionals;
+  const usage = (problem?: string) =>
+    new AccountUsageError(
+      `${problem === undefined ? "" : `${problem}\n`}usage:\n${
+        noun === "user" || noun === "account" || noun === "token" ? accountUsageOf(noun) : ACCOUNT_USAGE
+      }`,
+    );
+  const takes = ARGUMENT_COUNT[`${noun} ${verb}`];
+  if (takes !== undefined && rest.length > takes) {
+    throw usage(describeExtraArguments([noun, verb, ...rest.slice(0, takes)].join(" "), rest.slice(takes)));
+  }
+  const [subject] = rest;
+  // A role the command line names, checked here so the mistake names what was given (exit 2).
+  const checkRole = (allowed: readonly string[]): Role => {
+    if (args.role === undefined) throw usage(`--role is required: one of ${allowed.join(", ")}`);
+    if (!isRole(args.role))
+      throw usage(`--role must be one of ${allowed.join(", ")}; got ${JSON.stringify(args.role)}`);
+    return args.role;
+  };
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   if (noun === "user" && verb === "list") return json(await accounts.listUsers());
   if (noun === "user" && verb === "add" && subject) {
-    if (!isRole(args.role))
-      throw new AccountError("invalid_request", `--role must be one of ${PERSON_ROLES.join(", ")}.`);
+    if (!userEmailSchema.safeParse(subject).success) {
+      throw usage(`user add: ${JSON.stringify(subject)} is not an email address`);
+    }
+    const role = checkRole(PERSON_ROLES);
     const password = readPassword(args.passwordEnv ?? "PLAYGROUND_NEW_PASSWORD", "the new user's password");
     const name = args.name ?? subject.split("@")[0] ?? subject;
-    return json(await accounts.addUser({ email: subject, name, password, role: args.role }));
+    return json(await accounts.addUser({ email: subject, name, password, role }));
   }
   if (noun === "user" && verb === "role" && subject) {
-    if (!isRole(args.role))
-      throw new AccountError("invalid_request", `--role must be one of ${PERSON_ROLES.join(", ")}.`);
-    return json(await accounts.changeUser({ email: subject, role: args.role }));
+    return json(await accounts.changeUser({ email: subject, role: checkRole(PERSON_ROLES) }));
   }
   if (noun === "user" && (verb === "deactivate" || verb === "activate") && subject) {
     return json(await accounts.changeUser({ email: subject, isActive: verb === "activate" }));
@@ -141,13 +178,10 @@ export async function manageAccounts(accounts: AccountStore, args: AccountArgume
   }
   if (noun === "token" && verb === "list") return json(await accounts.listTokens());
   if (noun === "token" && verb === "create" && subject && args.name) {
-    if (args.role !== undefined && !isRole(args.role)) {
-      throw new AccountError("invalid_request", `--role must be one of ${ROLES.join(", ")}.`);
-    }
     const token = await accounts.createToken({
       email: subject,
       name: args.name,
-      role: isRole(args.role) ? args.role : undefined,
+      role: args.role === undefined ? undefined : checkRole(ROLES),
     });
     return `${token}\n`;
   }

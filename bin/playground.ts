@@ -24,7 +24,9 @@ import {
 import { createMemoryRunHost } from "../lib/runtime/testing/memory-run-host";
 import { checkScenarioMcpServers } from "../lib/server/mcp/mcp-servers";
 import { createMcpToolPreparer } from "../lib/server/mcp/mcp-tool-definitions";
-import { ACCOUNT_USAGE } from "./account-usage";
+import packageJson from "../package.json" with { type: "json" };
+import { isCommand, USAGE, usageOf } from "./cli-usage";
+import { describeExtraArguments } from "./extra-arguments";
 import {
   cliMcpConnections,
   cliMcpServers,
@@ -32,28 +34,17 @@ import {
   cliModelsAndMcp,
   closeCliMcpConnections,
 } from "./models-and-mcp";
-import { POLICY_USAGE, type PolicyBackend, PolicyUsageError, runPolicyCommand } from "./policy-command";
+import { type PolicyBackend, PolicyUsageError, runPolicyCommand } from "./policy-command";
 import { createServerClient, type ServerClient, ServerRequestError } from "./server-client";
-
-const USAGE = `usage: npm run -s playground -- <command>
-  run <scenario.json> [--db DIR]
-  export <runId> [--db DIR]   a stored run as a scenario that replays it (stdout)
-  archive|unarchive <runId>   hides a run from the runs list and the inbox, or shows it again
-  delete <runId>              deletes an ended run's data; its decisions stay in the audit
-  compare <scenario.json>     runs it under both execution policies; prints both runs' figures
-  retention --older-than 90d --out DIR [--dry-run]
-                              writes out finished runs older than that (export, report, sha256), then
-                              drops the event partitions holding only them; the audit stays
-${ACCOUNT_USAGE}
-${POLICY_USAGE}
-The account, policy, export, archive and delete commands act on the app's database (DATABASE_URL,
-or the embedded folder, which they cannot open while the app runs), on --db DIR, or with --server
-URL (or PLAYGROUND_URL) on a running app, as the admin whose API token is in PLAYGROUND_TOKEN.
-retention acts on the database only; run and compare run in this process, whatever PLAYGROUND_URL says.`;
 
 function fail(message: string, exitCode: number): never {
   process.stderr.write(`playground: ${message}\n`);
   process.exit(exitCode);
+}
+
+/** Refuses positional arguments a command does not take, naming them, with that command's usage. */
+function refuseExtra(command: string, words: string, extra: readonly string[]): void {
+  if (extra.length > 0) fail(`${describeExtraArguments(words, extra)}\n${usageOf(command)}`, 2);
 }
 
 async function main() {
@@ -61,7 +52,8 @@ async function main() {
     typeof parseArgs<{
       options: {
         db: { type: "string" };
-        help: { type: "boolean" };
+        help: { type: "boolean"; short: "h" };
+        version: { type: "boolean" };
         role: { type: "string" };
         name: { type: "string" };
         "password-env": { type: "string" };
@@ -82,7 +74,8 @@ async function main() {
     parsed = parseArgs({
       options: {
         db: { type: "string" },
-        help: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean" },
         role: { type: "string" },
         name: { type: "string" },
         "password-env": { type: "string" },
@@ -102,9 +95,18 @@ async function main() {
     fail(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`, 2);
   }
   const [command, scenarioPath, ...extra] = parsed.positionals;
-  if (parsed.values.help) {
+  if (parsed.values.version) {
+    process.stdout.write(`${packageJson.version}\n`);
+    return;
+  }
+  if (parsed.values.help || command === "help") {
+    // `help user`, `user --help`, `user add --help`: that command's usage; alone, the whole usage.
+    const [topic, ...rest] = command === "help" ? [scenarioPath, ...extra] : [command];
+    if (topic !== undefined && !isCommand(topic))
+      fail(`unknown command ${JSON.stringify(topic)}\n${USAGE}`, 2);
+    if (command === "help" && topic !== undefined) refuseExtra("help", `help ${topic}`, rest);
     // Asked for, it is the output (`--help | less`); a usage printed for bad usage goes to stderr.
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${topic === undefined ? USAGE : usageOf(topic)}\n`);
     return;
   }
   if (parsed.values.server !== undefined && parsed.values.db !== undefined)
@@ -206,7 +208,8 @@ async function main() {
   }
   if (command === "export") {
     const runId = scenarioPath;
-    if (!runId || extra.length > 0) fail(USAGE, 2);
+    if (!runId) fail(usageOf(command), 2);
+    refuseExtra(command, `${command} ${runId}`, extra);
     const exported =
       server !== undefined
         ? await exportFromServer(server, runId)
@@ -218,7 +221,8 @@ async function main() {
   }
   if (command === "archive" || command === "unarchive" || command === "delete") {
     const runId = scenarioPath;
-    if (!runId || extra.length > 0) fail(USAGE, 2);
+    if (!runId) fail(usageOf(command), 2);
+    refuseExtra(command, `${command} ${runId}`, extra);
     const outcome =
       server !== undefined
         ? await tidyOnServer(server, command, runId)
@@ -229,7 +233,7 @@ async function main() {
   if (command === "retention") {
     if (parsed.values.server !== undefined)
       fail("retention works on the database itself: give DATABASE_URL or --db, not --server", 2);
-    if (scenarioPath !== undefined) fail(USAGE, 2);
+    refuseExtra(command, command, parsed.positionals.slice(1));
     process.stdout.write(`${JSON.stringify(await retainEvents(parsed.values), null, 2)}\n`);
     return;
   }
@@ -242,7 +246,8 @@ async function main() {
       2,
     );
   }
-  if (!scenarioPath || extra.length > 0) fail(USAGE, 2);
+  if (!scenarioPath) fail(usageOf(command), 2);
+  refuseExtra(command, `${command} ${scenarioPath}`, extra);
 
   let text: string;
   try {
@@ -363,8 +368,9 @@ async function retainEvents(values: {
   const olderThan = await import("@/lib/server/runs/event-retention").then(({ olderThanSchema }) =>
     olderThanSchema.safeParse(values["older-than"] ?? ""),
   );
-  if (!olderThan.success) fail(`retention: ${olderThan.error.issues[0]?.message}\n${USAGE}`, 2);
-  if (!values.out) fail(`retention: --out DIR names where the runs' exports go\n${USAGE}`, 2);
+  if (!olderThan.success)
+    fail(`retention: ${olderThan.error.issues[0]?.message}\n${usageOf("retention")}`, 2);
+  if (!values.out) fail(`retention: --out DIR names where the runs' exports go\n${usageOf("retention")}`, 2);
   const [{ applyEventRetention }, { createRunService }] = await Promise.all([
     import("@/lib/server/runs/event-retention"),
     import("@/lib/server/runs/run-service"),

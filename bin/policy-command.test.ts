@@ -73,6 +73,14 @@ describe("playground policy", () => {
     ).rejects.toThrow(/--tool and --run belong to policy test/);
   });
 
+  it("refuses an argument the command does not take, naming it, and publishes nothing", async () => {
+    published.length = 0;
+    const refused = runPolicyCommand(input(["publish", "p.yaml", "other.yaml"]), backend);
+    await expect(refused).rejects.toThrow(PolicyUsageError);
+    await expect(refused).rejects.toThrow('unexpected argument after policy publish p.yaml: "other.yaml"');
+    expect(published).toEqual([]);
+  });
+
   it("prints the approvals asked per day, before and after", () => {
     expect(
       formatBacktest({

@@ -2,6 +2,7 @@
 // (docs/policies.md#backtest): the document is read from FILE and sent as is; the
 // server (or the app's database) checks it, so the refusals are the publish route's own.
 import type { BacktestResult } from "../lib/runtime";
+import { describeExtraArguments } from "./extra-arguments";
 
 export const POLICY_USAGE = `  policy publish <policy.yaml> [--shadow]   publishes a version of the approval policy (live, or in shadow)
   policy test <policy.yaml> --since 7d      backtests it over the runs recorded since then (s, m, h, d);
@@ -47,8 +48,13 @@ export async function runPolicyCommand(
   backend: PolicyBackend,
 ): Promise<string> {
   const [, action, file, ...extra] = input.positionals;
-  if ((action !== "publish" && action !== "test") || !file || extra.length > 0) {
+  if ((action !== "publish" && action !== "test") || !file) {
     throw new PolicyUsageError(`usage:\n${POLICY_USAGE}`);
+  }
+  if (extra.length > 0) {
+    throw new PolicyUsageError(
+      `${describeExtraArguments(`policy ${action} ${file}`, extra)}\nusage:\n${POLICY_USAGE}`,
+    );
   }
   const document = input.readFile(file);
   if (action === "publish") {
