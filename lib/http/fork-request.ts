@@ -1,5 +1,5 @@
 import "server-only";
-import { type ForkOrigin, RunNotFoundError } from "@/lib/runtime";
+import { type ForkOrigin, quoteSentText, RunNotFoundError } from "@/lib/runtime";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
 import { runIdSchema } from "./request-schemas";
 
@@ -18,7 +18,7 @@ export function readForkStep(raw: string | null | undefined): number {
     throw RequestRefusal.invalid([
       {
         path: "step",
-        message: `must be a whole number, 1 for the first step; got ${JSON.stringify(raw.slice(0, 40))}`,
+        message: `must be a whole number, 1 for the first step; got ${quoteSentText(raw)}`,
       },
     ]);
   }
@@ -27,7 +27,7 @@ export function readForkStep(raw: string | null | undefined): number {
 
 /** A fork's run id: what cannot be a run's id is refused as reading that run would be (404). */
 export function readForkRunId(runId: string): string {
-  if (!runIdSchema.safeParse(runId).success) throw new RunNotFoundError(runId.slice(0, 80));
+  if (!runIdSchema.safeParse(runId).success) throw new RunNotFoundError(quoteSentText(runId));
   return runId;
 }
 

@@ -1,4 +1,5 @@
 import "server-only";
+import { quoteSentText } from "@/lib/runtime";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
 
 /**
@@ -13,7 +14,7 @@ export function readResumeSeq(request: Request): number {
   if (raw === null || raw === "") return 0;
   if (!/^\d{1,9}$/.test(raw.trim())) {
     throw RequestRefusal.invalid([
-      { path: source, message: `must be a whole number of events, got ${JSON.stringify(raw)}` },
+      { path: source, message: `must be a whole number of events, got ${quoteSentText(raw)}` },
     ]);
   }
   return Number(raw.trim());

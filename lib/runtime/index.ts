@@ -163,6 +163,7 @@ export { checkPolicy, type PolicyCheck, type PolicyProblem } from "./policy/poli
 export type { PolicySource, PublishedPolicies, ShadowRecord } from "./policy/policy-source";
 export type { Decider } from "./policy/who-may-decide";
 export { mayDecideCall } from "./policy/who-may-decide";
+export { MAX_QUOTED_LENGTH, quoteSentText } from "./printable-text";
 export { listIssues, MAX_LISTED_ISSUES, type PathIssue } from "./refusal-limits";
 export type { ApprovalRecord, DecisionVia, StoredApproval } from "./run/approval-records";
 export {

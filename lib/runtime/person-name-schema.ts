@@ -1,11 +1,9 @@
 import { z } from "zod";
 import { MAX_PERSON_NAME_LENGTH } from "./person-name";
+import { UNPRINTABLE_CHARACTER } from "./printable-text";
 
-// Control characters (NUL among them), invisible formatting (bidirectional overrides, zero-width
-// joiners), unpaired surrogates and line or paragraph separators: nothing a name needs, and each
-// can make a name look like another or break what stores and shows it.
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Zl}\p{Zp}]/u;
-const isPrintable = (name: string) => !UNPRINTABLE.test(name);
+// Nothing a name needs, and each can make a name look like another or break what stores and shows it.
+const isPrintable = (name: string) => !UNPRINTABLE_CHARACTER.test(name);
 const PRINTABLE_ONLY = "only printable characters (no control or invisible ones)";
 
 /**

@@ -37,12 +37,19 @@ export class RequestRefusal {
 /**
  * Checks a parsed request value the way every surface does: first, without
  * recursion, that nothing nests too deep and every string can be stored; then
- * the schema. Throws a 400 {@link RequestRefusal} naming each path (the first ones, and how many more).
+ * the schema. Throws a 400 {@link RequestRefusal} naming each path (the first ones, and how many
+ * more), from `name` when the value is one named part of the request (a path segment, `email` of
+ * `/api/users/<email>`) rather than its body.
  */
-export function validateInput<Schema extends z.ZodType>(value: unknown, schema: Schema): z.infer<Schema> {
+export function validateInput<Schema extends z.ZodType>(
+  value: unknown,
+  schema: Schema,
+  name?: string,
+): z.infer<Schema> {
+  const pathOf = (path: ReadonlyArray<PropertyKey>) =>
+    formatIssuePath(name === undefined ? path : [name, ...path]);
   const problem = findJsonValueProblem(value);
-  if (problem)
-    throw RequestRefusal.invalid([{ path: formatIssuePath(problem.path), message: problem.message }]);
+  if (problem) throw RequestRefusal.invalid([{ path: pathOf(problem.path), message: problem.message }]);
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     // Only the issues the refusal lists are formatted: a body wrong in 100,000 places is answered
@@ -51,7 +58,7 @@ export function validateInput<Schema extends z.ZodType>(value: unknown, schema: 
     throw RequestRefusal.invalid(
       found
         .slice(0, MAX_LISTED_ISSUES)
-        .map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message })),
+        .map((issue) => ({ path: pathOf(issue.path), message: issue.message })),
       found.length,
     );
   }

@@ -2,6 +2,7 @@ import { answerOtherMethods } from "@/lib/http/answer-other-methods";
 import { handleRoute } from "@/lib/http/api-route";
 import { grantIdSchema } from "@/lib/http/grant-schemas";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
+import { quoteSentText } from "@/lib/runtime";
 import { getDatabase } from "@/lib/server/database";
 import { revokeGrant } from "@/lib/server/grants/grants";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
@@ -17,7 +18,7 @@ export const DELETE = handleRoute(
     const { id } = await context.params;
     if (!grantIdSchema.safeParse(id).success) {
       throw RequestRefusal.invalid([
-        { path: "id", message: `must be a grant id (a UUID); got ${JSON.stringify(id.slice(0, 64))}` },
+        { path: "id", message: `must be a grant id (a UUID); got ${quoteSentText(id)}` },
       ]);
     }
     return jsonAnswer(await revokeGrant((await getDatabase()).db, id, identity));

@@ -10,7 +10,7 @@ import { validateInput } from "@/lib/wire/request-refusal";
 export const DELETE = handleRoute(
   { role: "admin" },
   async (_request: Request, context: { params: Promise<{ id: string }> }) => {
-    const id = validateInput((await context.params).id, tokenIdSchema);
+    const id = validateInput((await context.params).id, tokenIdSchema, "id");
     return jsonAnswer({ revoked: await revokeToken((await getDatabase()).db, id) });
   },
 );

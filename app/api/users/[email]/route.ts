@@ -15,7 +15,7 @@ type Context = { params: Promise<{ email: string }> };
  * active admin; an admin cannot deactivate themself.
  */
 export const PATCH = handleRoute({ role: "admin" }, async (request: Request, context: Context, identity) => {
-  const email = validateInput(decodeURIComponent((await context.params).email), userEmailSchema);
+  const email = validateInput(decodeURIComponent((await context.params).email), userEmailSchema, "email");
   const change = await readBody(request, changeUserBodySchema);
   const actor = { id: identity.userId, email: identity.email };
   return jsonAnswer(await changeUser(await getAuth(), (await getDatabase()).db, actor, { email, ...change }));
@@ -25,7 +25,7 @@ export const PATCH = handleRoute({ role: "admin" }, async (request: Request, con
 export const DELETE = handleRoute(
   { role: "admin" },
   async (_request: Request, context: Context, identity) => {
-    const email = validateInput(decodeURIComponent((await context.params).email), userEmailSchema);
+    const email = validateInput(decodeURIComponent((await context.params).email), userEmailSchema, "email");
     const actor = { id: identity.userId, email: identity.email };
     return jsonAnswer({
       removed: await removeUser(await getAuth(), (await getDatabase()).db, actor, { email }),

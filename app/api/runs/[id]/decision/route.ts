@@ -3,6 +3,7 @@ import { handleRoute, readBody } from "@/lib/http/api-route";
 import { decisionRequestSchema } from "@/lib/http/request-schemas";
 import { type RunRouteContext, readRunId } from "@/lib/http/run-route-context";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
+import { quoteSentText } from "@/lib/runtime";
 import { getRunService } from "@/lib/server/server-context";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
 
@@ -22,7 +23,7 @@ export const POST = handleRoute(
       throw RequestRefusal.invalid([
         {
           path: "wait",
-          message: `must be "settled" (to answer when the run next waits or ends), or left out (to answer once the decision took effect); got ${JSON.stringify(wait.slice(0, 64))}`,
+          message: `must be "settled" (to answer when the run next waits or ends), or left out (to answer once the decision took effect); got ${quoteSentText(wait)}`,
         },
       ]);
     }

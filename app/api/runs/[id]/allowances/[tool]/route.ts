@@ -3,6 +3,7 @@ import { handleRoute } from "@/lib/http/api-route";
 import { toolNameSchema } from "@/lib/http/request-schemas";
 import { readRunId } from "@/lib/http/run-route-context";
 import { jsonAnswer } from "@/lib/http/small-bodies-uncompressed";
+import { quoteSentText } from "@/lib/runtime";
 import { revokeToolAllowance } from "@/lib/server/runs/revoke-tool-allowance";
 import { RequestRefusal } from "@/lib/wire/request-refusal";
 
@@ -20,7 +21,7 @@ export const DELETE = handleRoute(
       throw RequestRefusal.invalid([
         {
           path: "tool",
-          message: `must be a tool name (letters, digits, '_' or '-'); got ${JSON.stringify(tool.slice(0, 64))}`,
+          message: `must be a tool name (letters, digits, '_' or '-'); got ${quoteSentText(tool)}`,
         },
       ]);
     }
