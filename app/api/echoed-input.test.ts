@@ -77,9 +77,16 @@ describe("a refusal quotes what the client sent, bounded and escaped", () => {
     ]);
   });
 
+  it("reads the address in /api/users/<email> as Next decoded it: /api/users/%25 is a 400 naming it, not a 500", async () => {
+    const user = await routes.user.DELETE(as("http://test/api/users/%25", { method: "DELETE" }), {
+      params: Promise.resolve({ email: "%" }),
+    });
+    expect((await errorOf(user, 400)).issues).toEqual([{ path: "email", message: "enter an email address" }]);
+  });
+
   it("names the path segment a NUL is in, not the body", async () => {
     const user = await routes.user.DELETE(as("http://test/api/users/x", { method: "DELETE" }), {
-      params: Promise.resolve({ email: "%00" }),
+      params: Promise.resolve({ email: "\u0000" }), // /api/users/%00, as Next decodes it
     });
     const nul = "contains a NUL character (\\u0000), which cannot be stored";
     const userError = await errorOf(user, 400);
