@@ -76,15 +76,7 @@ export function describeRunEventLogContract(label: string, open: () => Promise<S
 
     it("answers a run's latest event of the given types, whatever came after it, and null when it has none", () =>
       withStore(async (store) => {
-        const run = newRun();
-        const other = newRun();
-        await store.createRun(run);
-        await store.createRun(other);
-        await store.recordStep(run.id, run.claimToken, STEP, 1);
-        await store.startCalls(run.id, run.claimToken, 0, [0], { wave: true });
-        await store.settleCalls(run.id, run.claimToken, 0, [
-          { batchIndex: 0, outcome: { status: "ok", result: { n: 1 }, error: null } },
-        ]);
+        const { run, other } = await settledCallBesideAnotherRun(store);
         await store.appendEvent(run.id, run.claimToken, {
           type: "wave_started",
           payload: { stepIndex: 0, batchIndexes: [1] },
@@ -130,15 +122,7 @@ export function describeRunEventLogContract(label: string, open: () => Promise<S
 
     it("numbers events 1, 2, 3… per run with no gap, and stamps call starts and settles with them", () =>
       withStore(async (store) => {
-        const run = newRun();
-        const other = newRun();
-        await store.createRun(run);
-        await store.createRun(other);
-        await store.recordStep(run.id, run.claimToken, STEP, 1);
-        const started = await store.startCalls(run.id, run.claimToken, 0, [0], { wave: true });
-        const settled = await store.settleCalls(run.id, run.claimToken, 0, [
-          { batchIndex: 0, outcome: { status: "ok", result: { n: 1 }, error: null } },
-        ]);
+        const { run, other, started, settled } = await settledCallBesideAnotherRun(store);
         expect([started, settled]).toEqual([{ seqs: [4] }, [5]]);
         const events = await store.readEvents(run.id, 0);
         expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
@@ -439,4 +423,21 @@ export function describeRunEventLogContract(label: string, open: () => Promise<S
         expect((await store.readEvents(run.id, 0))[0]?.payload).toMatchObject({ name: "contract" });
       }));
   });
+}
+
+/**
+ * A run whose step's one call has started and settled (events 1–5), beside another run that has
+ * only started (event 1): what the event log's numbering and its reads are checked against.
+ */
+async function settledCallBesideAnotherRun(store: StoreUnderTest["store"]) {
+  const run = newRun();
+  const other = newRun();
+  await store.createRun(run);
+  await store.createRun(other);
+  await store.recordStep(run.id, run.claimToken, STEP, 1);
+  const started = await store.startCalls(run.id, run.claimToken, 0, [0], { wave: true });
+  const settled = await store.settleCalls(run.id, run.claimToken, 0, [
+    { batchIndex: 0, outcome: { status: "ok", result: { n: 1 }, error: null } },
+  ]);
+  return { run, other, started, settled };
 }
