@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   InvalidPlanInputError,
   isRuntimeError,
+  PolicyRefusedError,
   RuntimeError,
   ToolConfigurationError,
   ToolError,
@@ -22,6 +23,16 @@ describe("runtime errors", () => {
 
     expect(new InvalidPlanInputError("cap").code).toBe("invalid_plan_input");
     expect(new RuntimeError("custom_code", "m", { cause: toolError }).cause).toBe(toolError);
+  });
+
+  it("says where each policy problem is: its line, or the document as a whole, never line 0", () => {
+    const refused = new PolicyRefusedError([
+      { line: 0, path: "", message: "must be a mapping with a `rules` list" },
+      { line: 3, path: "rules[0].when", message: "does not compile" },
+    ]);
+    expect(refused.message).toBe(
+      "The policy was refused:\n- the document: must be a mapping with a `rules` list\n- line 3: rules[0].when does not compile",
+    );
   });
 
   it("recognises runtime errors and nothing else", () => {

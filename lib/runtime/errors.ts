@@ -124,10 +124,15 @@ export class PolicyRefusedError extends RuntimeError {
   constructor(problems: ReadonlyArray<{ line: number; path: string; message: string }>) {
     super(
       "policy_refused",
-      `The policy was refused:\n${problems.map((problem) => `- line ${problem.line}: ${problem.path ? `${problem.path} ` : ""}${problem.message}`).join("\n")}`,
+      `The policy was refused:\n${problems.map((problem) => `- ${whereInPolicy(problem)}: ${problem.path ? `${problem.path} ` : ""}${problem.message}`).join("\n")}`,
     );
     this.problems = problems;
   }
+}
+
+/** A problem's line, or the document as a whole (line 0: an empty document, one over the size limit). */
+function whereInPolicy(problem: { line: number }): string {
+  return problem.line > 0 ? `line ${problem.line}` : "the document";
 }
 
 /** True when `value` is a `RuntimeError` (of any subclass). */
