@@ -75,8 +75,8 @@ describe("npm run -s playground -- archive|unarchive|delete <runId>", () => {
 });
 
 describe("npm run -s playground -- retention", () => {
-  it("refuses a wrong --older-than by name, and a dry run keeps a run of today and writes nothing", {
-    timeout: processes(3),
+  it("refuses a wrong or missing --older-than by name, and a dry run keeps a run of today and writes nothing", {
+    timeout: processes(4),
   }, () => {
     const folder = temporaryFolder("tp-retention-cli-");
     const out = path.join(folder, "retained");
@@ -84,6 +84,9 @@ describe("npm run -s playground -- retention", () => {
     const wrong = cli("retention", "--older-than", "3 months", "--out", out);
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toMatch(/--older-than takes whole days, like 90d/);
+    const missing = cli("retention", "--out", out);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^playground: retention: --older-than is required/);
 
     const recorded = JSON.parse(
       cli("run", path.join("lib", "scenarios", "two-gates-in-one-batch.json")).stdout,

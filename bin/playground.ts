@@ -365,8 +365,13 @@ async function retainEvents(values: {
   "dry-run"?: boolean;
   out?: string;
 }): Promise<unknown> {
+  if (values["older-than"] === undefined)
+    fail(
+      `retention: --older-than is required: how old a finished run must be, like 90d\n${usageOf("retention")}`,
+      2,
+    );
   const olderThan = await import("@/lib/server/runs/event-retention").then(({ olderThanSchema }) =>
-    olderThanSchema.safeParse(values["older-than"] ?? ""),
+    olderThanSchema.safeParse(values["older-than"]),
   );
   if (!olderThan.success)
     fail(`retention: ${olderThan.error.issues[0]?.message}\n${usageOf("retention")}`, 2);
