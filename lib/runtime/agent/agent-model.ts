@@ -16,12 +16,21 @@ export function createAgentModel(
     name: options.name ?? "agent",
     async complete({ completionIndex, signal }) {
       for (;;) {
+        // Waiting from before the read: a turn stored while the read is on its way wakes this wait.
+        // Begun after it, such a turn's wake-up found nobody, and the run sat out the whole poll.
+        const stopWaiting = new AbortController();
+        const changed = options.mailbox.waitForChange(
+          runId,
+          options.pollMs,
+          signal ? AbortSignal.any([signal, stopWaiting.signal]) : stopWaiting.signal,
+        );
         // A wait may last hours: a read that fails (the database away for a moment) is tried again, not the run's end.
         const turn = await options.mailbox.readTurn(runId, completionIndex).catch(() => null);
+        if (turn || signal?.aborted) stopWaiting.abort();
         if (turn) return { text: turn.text, calls: turn.calls, usage: turn.usage };
         if (signal?.aborted)
           throw new RuntimeError("cancelled", "The wait for the agent's turn was cancelled.");
-        await options.mailbox.waitForChange(runId, options.pollMs, signal);
+        await changed;
       }
     },
   };
