@@ -61,7 +61,7 @@ export function createAgentTool(
         const reported = known.find((release) => release.state === "reported");
         if (reported?.report) return outcomeOf(reported.report);
         let open = known.find((release) => release.state === "released");
-        let justReleased = false;
+        let justReleased: WaitForReport | null = null;
         if (!open) {
           if (known.some((release) => release.state === "lapsed") && !isIdempotent)
             throw interrupted(declaration.name);
@@ -81,10 +81,16 @@ export function createAgentTool(
             arguments: call.arguments,
             leaseExpiresAt: new Date(options.now() + options.releaseLeaseMs).toISOString(),
           };
+          // Waiting from before the release is stored: the agent may see it and report at once, and a
+          // report's wake-up finds only a wait already begun (begun after, the call sat out the poll).
+          const firstWait = beginWaitForReport(mailbox, release.token, options.pollMs, context.signal);
           // Another worker released this attempt at the same moment: read again and wait on theirs.
-          if (!(await mailbox.createRelease(release))) continue;
+          if (!(await mailbox.createRelease(release))) {
+            firstWait.stop();
+            continue;
+          }
           open = { ...release, state: "released", report: null, reportDigest: null };
-          justReleased = true;
+          justReleased = firstWait;
         }
         const settled = await awaitReport(open, context.signal, options, justReleased);
         if (settled === "again") continue;
@@ -105,56 +111,85 @@ async function awaitReport(
   release: AgentRelease,
   signal: AbortSignal,
   options: AgentToolOptions,
-  justReleased: boolean,
+  justReleased: WaitForReport | null,
 ): Promise<AgentReport | "again" | "interrupted"> {
   const { mailbox } = options;
-  if (justReleased) await mailbox.waitForRelease(release.token, options.pollMs, signal);
+  if (justReleased) await justReleased.woken;
   for (;;) {
-    // A read that fails (the database away for a moment) is tried again: the release still stands.
-    const current = await mailbox.readRelease(release.token).catch(() => "unread" as const);
-    if (current === "unread") {
-      await mailbox.waitForRelease(release.token, options.pollMs, signal);
-      if (!signal.aborted) continue;
-      if (await mailbox.closeRelease(release.token, { state: "cancelled" }).catch(() => false)) {
-        throw new ToolError(
-          `${release.name} was cancelled while the agent held it; its report will be refused.`,
-          {
-            outcomeCode: "cancelled",
-          },
-        );
+    // Begun before the read, so a report that lands while the read is on its way wakes it.
+    const wait = beginWaitForReport(mailbox, release.token, options.pollMs, signal);
+    try {
+      // A read that fails (the database away for a moment) is tried again: the release still stands.
+      const current = await mailbox.readRelease(release.token).catch(() => "unread" as const);
+      if (current === "unread") {
+        await wait.woken;
+        if (!signal.aborted) continue;
+        if (await mailbox.closeRelease(release.token, { state: "cancelled" }).catch(() => false)) {
+          throw new ToolError(
+            `${release.name} was cancelled while the agent held it; its report will be refused.`,
+            {
+              outcomeCode: "cancelled",
+            },
+          );
+        }
+        continue;
       }
-      continue;
-    }
-    if (!current) return "again";
-    if (current.state === "reported" && current.report) return current.report;
-    if (current.state !== "released") return "again";
-    if (signal.aborted && signal.reason === CLAIM_LOST) {
-      throw new ToolError(`${release.name} is left to the worker that took the run over.`, {
-        outcomeCode: "cancelled",
-      });
-    }
-    if (signal.aborted) {
-      if (await mailbox.closeRelease(release.token, { state: "cancelled" })) {
-        throw new ToolError(
-          `${release.name} was cancelled while the agent held it; its report will be refused.`,
-          {
-            outcomeCode: "cancelled",
-          },
-        );
+      if (!current) return "again";
+      if (current.state === "reported" && current.report) return current.report;
+      if (current.state !== "released") return "again";
+      if (signal.aborted && signal.reason === CLAIM_LOST) {
+        throw new ToolError(`${release.name} is left to the worker that took the run over.`, {
+          outcomeCode: "cancelled",
+        });
       }
-      continue; // the report came first: it stands
-    }
-    const left = Date.parse(current.leaseExpiresAt) - options.now();
-    if (left <= 0) {
-      const lapsedBy = new Date(options.now()).toISOString();
-      if (await mailbox.closeRelease(release.token, { state: "lapsed", lapsedBy })) {
-        // The caller decides: an idempotent call is released again, any other is interrupted.
-        return "again";
+      if (signal.aborted) {
+        if (await mailbox.closeRelease(release.token, { state: "cancelled" })) {
+          throw new ToolError(
+            `${release.name} was cancelled while the agent held it; its report will be refused.`,
+            {
+              outcomeCode: "cancelled",
+            },
+          );
+        }
+        continue; // the report came first: it stands
       }
-      continue;
+      const left = Date.parse(current.leaseExpiresAt) - options.now();
+      if (left <= 0) {
+        const lapsedBy = new Date(options.now()).toISOString();
+        if (await mailbox.closeRelease(release.token, { state: "lapsed", lapsedBy })) {
+          // The caller decides: an idempotent call is released again, any other is interrupted.
+          return "again";
+        }
+        continue;
+      }
+      // A lease that runs out before the poll is read again as it runs out.
+      if (left + 1 < options.pollMs) {
+        wait.stop();
+        await mailbox.waitForRelease(release.token, left + 1, signal);
+      } else await wait.woken;
+    } finally {
+      wait.stop();
     }
-    await mailbox.waitForRelease(release.token, Math.min(options.pollMs, left + 1), signal);
   }
+}
+
+interface WaitForReport {
+  /** Settles at the release's next change in this process, the poll's end, or the signal. */
+  woken: Promise<void>;
+  /** Ends the wait now (nothing is left waiting). */
+  stop(): void;
+}
+
+/** A wait on a release begun now: a report from this moment on wakes it. */
+function beginWaitForReport(
+  mailbox: AgentToolOptions["mailbox"],
+  token: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): WaitForReport {
+  const stopped = new AbortController();
+  const woken = mailbox.waitForRelease(token, timeoutMs, AbortSignal.any([signal, stopped.signal]));
+  return { woken, stop: () => stopped.abort() };
 }
 
 function outcomeOf(report: AgentReport): unknown {
